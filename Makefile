@@ -1,0 +1,104 @@
+# btfc build.  `make` builds build/btfc; `make test` runs the suite;
+# `make SAN=address,undefined test` the same under sanitizers (own build dir).
+CC       ?= cc
+PREFIX   ?= /usr/local
+SAN      ?=
+OPT      ?= -O2
+V        ?= 0
+
+comma := ,
+ifeq ($(SAN),)
+O ?= build
+else
+O ?= build/san-$(subst $(comma),-,$(SAN))
+endif
+
+PKGS        := libelf zlib libzstd
+PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -lz -lzstd)
+
+WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+            -Wshadow -Wformat=2 -Wvla -Werror
+CFLAGS   ?= $(OPT) -g
+ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) \
+              -fno-strict-aliasing -pthread -MMD -MP
+LDLIBS   := $(PKG_LIBS) -pthread -lm
+ifneq ($(SAN),)
+ALL_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS  += -fsanitize=$(SAN)
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+LIB_SRCS  := $(wildcard src/base/*.c src/elf/*.c src/dwarf/*.c src/btf/*.c \
+                        src/encode/*.c src/layout/*.c)
+CLI_SRCS  := $(filter-out src/cli/main.c,$(wildcard src/cli/*.c))
+TEST_SRCS := $(wildcard tests/unit/*.c)
+LIB_OBJS  := $(LIB_SRCS:%.c=$(O)/%.o)
+CLI_OBJS  := $(CLI_SRCS:%.c=$(O)/%.o)
+TEST_OBJS := $(TEST_SRCS:%.c=$(O)/%.o)
+MAIN_OBJ  := $(O)/src/cli/main.o
+BENCH_SRCS := $(wildcard bench/*.c)
+
+all: $(O)/btfc
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(O)/libbtfc.a: $(LIB_OBJS) $(CLI_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/btfc: $(MAIN_OBJ) $(O)/libbtfc.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/unit-tests: $(TEST_OBJS) $(O)/libbtfc.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Test-only helpers linked with system libraries we never link into btfc.
+$(O)/bench-libdw: bench/libdw_walk.c
+	@mkdir -p $(O)
+	$(Q)$(CC) -O2 -g -Wall -o $@ $< -ldw -lelf
+$(O)/libbpf-oracle: tests/tools/libbpf_oracle.c
+	@mkdir -p $(O)
+	$(Q)$(CC) -O2 -g -Wall -o $@ $< -lbpf -lelf -lz
+
+test: $(O)/btfc $(O)/unit-tests
+	BTFC=$(O)/btfc UNIT=$(O)/unit-tests O=$(O) tests/run.sh
+
+check-kernel: $(O)/btfc
+	BTFC=$(O)/btfc scripts/check-kernel.sh
+
+bench: $(O)/btfc $(O)/bench-libdw
+	BTFC=$(O)/btfc O=$(O) bench/run.sh
+
+FUZZ_SECONDS ?= 10
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_O := build/fuzz
+fuzz:
+	@mkdir -p $(FUZZ_O)
+	$(Q)for t in $(FUZZ_TARGETS); do \
+	  clang -std=gnu11 -O1 -g -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) -pthread \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    -o $(FUZZ_O)/$$t tests/fuzz/$$t.c $(LIB_SRCS) $(LDLIBS) || exit 1; \
+	done
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_O=$(FUZZ_O) tests/fuzz/run.sh $(FUZZ_TARGETS)
+
+install: $(O)/btfc
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/btfc
+	install -m 755 $(O)/btfc $(DESTDIR)$(PREFIX)/bin/btfc
+	ln -sf ../../bin/btfc $(DESTDIR)$(PREFIX)/libexec/btfc/pahole
+
+clean:
+	rm -rf build
+
+.PHONY: all test check-kernel bench fuzz install clean
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

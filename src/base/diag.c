@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "base/diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+int diag_err(struct diag *d, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (code <= 0)
+		code = EINVAL;
+	if (!d || d->code)
+		return -code;
+	d->code = code;
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+	return -code;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Allocation wrappers.  Every allocation in btfc goes through these so that
+ * the fault-injection mode (fail the Nth allocation, see mem_fail_after())
+ * reaches every call site.  They never abort: callers check for NULL and
+ * return -ENOMEM.
+ */
+#ifndef BTFC_BASE_MEM_H
+#define BTFC_BASE_MEM_H
+
+#include <stddef.h>
+
+void *mem_alloc(size_t n);
+void *mem_zalloc(size_t n);
+void *mem_realloc(void *p, size_t n);
+void *mem_array(size_t nmemb, size_t size);	/* zeroed, overflow-checked */
+void mem_free(void *p);
+char *mem_strdup(const char *s);
+
+/*
+ * Fault injection, for tests only: after mem_fail_after(n), allocation
+ * number n (1-based, counted from this call) and all later ones fail.
+ * 0 disables.  This is the one process-wide mutable state in base/ and it
+ * is set once by the CLI from BTFC_FAIL_ALLOC before any work starts.
+ */
+void mem_fail_after(unsigned long n);
+
+/*
+ * Grow *data (an array of elem-sized items with capacity *cap) so that it
+ * holds at least need items.  Grows by 1.5x.  Returns 0 or -ENOMEM; on
+ * failure *data and *cap are unchanged.
+ */
+int mem_grow(void **data, size_t *cap, size_t elem, size_t need);
+
+#define VEC_RESERVE(ptr, cap, need) \
+	mem_grow((void **)&(ptr), &(cap), sizeof(*(ptr)), (need))
+
+#endif

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "base/pool.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "base/mem.h"
+
+struct pool_run {
+	pool_fn fn;
+	void *ctx;
+	size_t n;
+	atomic_size_t next;
+	atomic_size_t first_err_item;	/* SIZE_MAX if none */
+	int *errs;			/* per worker: error at its first failing item */
+	size_t *err_items;
+};
+
+struct pool_arg {
+	struct pool_run *run;
+	unsigned worker;
+};
+
+static void *worker_main(void *p)
+{
+	struct pool_arg *a = p;
+	struct pool_run *r = a->run;
+
+	for (;;) {
+		size_t i = atomic_fetch_add(&r->next, 1);
+		int err;
+
+		if (i >= r->n)
+			break;
+		if (i > atomic_load(&r->first_err_item))
+			break;
+		err = r->fn(r->ctx, a->worker, i);
+		if (err) {
+			size_t cur = atomic_load(&r->first_err_item);
+
+			if (!r->errs[a->worker] || i < r->err_items[a->worker]) {
+				r->errs[a->worker] = err;
+				r->err_items[a->worker] = i;
+			}
+			while (i < cur && !atomic_compare_exchange_weak(&r->first_err_item, &cur, i))
+				;
+		}
+	}
+	return NULL;
+}
+
+unsigned pool_ncpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned)n : 1;
+}
+
+int pool_for(unsigned nthreads, size_t n, pool_fn fn, void *ctx)
+{
+	struct pool_run r = { .fn = fn, .ctx = ctx, .n = n };
+	struct pool_arg *args;
+	pthread_t *th;
+	unsigned i, started = 0;
+	size_t best = SIZE_MAX;
+	int err = 0;
+
+	if (nthreads < 1)
+		nthreads = 1;
+	if (nthreads > n)
+		nthreads = n ? (unsigned)n : 1;
+	atomic_init(&r.next, 0);
+	atomic_init(&r.first_err_item, SIZE_MAX);
+	r.errs = mem_array(nthreads, sizeof(int));
+	r.err_items = mem_array(nthreads, sizeof(size_t));
+	args = mem_array(nthreads, sizeof(*args));
+	th = mem_array(nthreads, sizeof(*th));
+	if (!r.errs || !r.err_items || !args || !th) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nthreads; i++) {
+		args[i].run = &r;
+		args[i].worker = i;
+	}
+	for (i = 1; i < nthreads; i++) {
+		if (pthread_create(&th[i], NULL, worker_main, &args[i]))
+			break;
+		started++;
+	}
+	worker_main(&args[0]);
+	for (i = 1; i <= started; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < nthreads; i++) {
+		if (r.errs[i] && r.err_items[i] < best) {
+			best = r.err_items[i];
+			err = r.errs[i];
+		}
+	}
+out:
+	mem_free(r.errs);
+	mem_free(r.err_items);
+	mem_free(args);
+	mem_free(th);
+	return err;
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "base/strset.h"
+
+#include "base/hash.h"
+#include "base/mem.h"
+
+static int rehash(struct strset *s, size_t nslots)
+{
+	uint32_t *slots = mem_array(nslots, sizeof(*slots));
+	uint32_t *hashes = mem_array(nslots, sizeof(*hashes));
+	size_t i;
+
+	if (!slots || !hashes) {
+		mem_free(slots);
+		mem_free(hashes);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->nslots; i++) {
+		size_t j;
+
+		if (!s->slots[i])
+			continue;
+		for (j = s->hashes[i] & (nslots - 1); slots[j]; j = (j + 1) & (nslots - 1))
+			;
+		slots[j] = s->slots[i];
+		hashes[j] = s->hashes[i];
+	}
+	mem_free(s->slots);
+	mem_free(s->hashes);
+	s->slots = slots;
+	s->hashes = hashes;
+	s->nslots = nslots;
+	return 0;
+}
+
+int strset_init(struct strset *s, bool with_empty)
+{
+	memset(s, 0, sizeof(*s));
+	if (rehash(s, 1024))
+		return -ENOMEM;
+	if (with_empty && strset_add(s, "", 0) < 0) {
+		strset_free(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void strset_free(struct strset *s)
+{
+	mem_free(s->data);
+	mem_free(s->slots);
+	mem_free(s->hashes);
+	memset(s, 0, sizeof(*s));
+}
+
+static int64_t lookup(const struct strset *s, const char *str, size_t len, uint32_t h,
+		      size_t *slot)
+{
+	size_t j;
+
+	for (j = h & (s->nslots - 1); s->slots[j]; j = (j + 1) & (s->nslots - 1)) {
+		uint32_t off = s->slots[j] - 1;
+
+		if (s->hashes[j] == h && off + len < s->len &&
+		    memcmp(s->data + off, str, len) == 0 && s->data[off + len] == 0)
+			return off;
+	}
+	*slot = j;
+	return -ENOENT;
+}
+
+int64_t strset_find(const struct strset *s, const char *str, size_t len)
+{
+	size_t slot;
+
+	return lookup(s, str, len, (uint32_t)hash_bytes(str, len), &slot);
+}
+
+static int64_t insert(struct strset *s, const char *str, size_t len, bool dedup)
+{
+	uint32_t h = (uint32_t)hash_bytes(str, len);
+	size_t slot;
+	int64_t off;
+
+	off = lookup(s, str, len, h, &slot);
+	if (off >= 0)
+		return off;
+	if (!dedup)
+		return -ENOENT;
+	if (s->len + len + 1 > 0x7fffffffu)
+		return -E2BIG;
+	if (mem_grow((void **)&s->data, &s->cap, 1, s->len + len + 1))
+		return -ENOMEM;
+	off = s->len;
+	memcpy(s->data + off, str, len);
+	s->data[off + len] = 0;
+	s->len += len + 1;
+	s->slots[slot] = (uint32_t)off + 1;
+	s->hashes[slot] = h;
+	if (++s->count * 4 > s->nslots * 3 && rehash(s, s->nslots * 2))
+		return -ENOMEM;
+	return off;
+}
+
+int64_t strset_add(struct strset *s, const char *str, size_t len)
+{
+	return insert(s, str, len, true);
+}
+
+int strset_init_from(struct strset *s, const char *data, size_t len)
+{
+	size_t pos = 0;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	if ((err = rehash(s, 1024)))
+		return err;
+	if (mem_grow((void **)&s->data, &s->cap, 1, len + 1)) {
+		strset_free(s);
+		return -ENOMEM;
+	}
+	memcpy(s->data, data, len);
+	s->len = len;
+	/* Index each string that starts at a NUL boundary; keep the first copy. */
+	while (pos < len) {
+		const char *p = memchr(data + pos, 0, len - pos);
+		size_t l = p ? (size_t)(p - (data + pos)) : len - pos;
+		uint32_t h;
+		size_t slot;
+
+		if (!p)
+			break;
+		h = (uint32_t)hash_bytes(data + pos, l);
+		if (lookup(s, data + pos, l, h, &slot) < 0) {
+			s->slots[slot] = (uint32_t)pos + 1;
+			s->hashes[slot] = h;
+			if (++s->count * 4 > s->nslots * 3 && rehash(s, s->nslots * 2)) {
+				strset_free(s);
+				return -ENOMEM;
+			}
+		}
+		pos += l + 1;
+	}
+	return 0;
+}

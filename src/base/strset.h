@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * String set: unique NUL-terminated strings stored back to back in one
+ * buffer, addressed by byte offset (the layout of a BTF string section).
+ * Strings are kept in first-insertion order.  Not thread-safe.
+ */
+#ifndef BTFC_BASE_STRSET_H
+#define BTFC_BASE_STRSET_H
+
+#include "base/common.h"
+
+struct strset {
+	char *data;		/* the string section */
+	size_t len, cap;
+	uint32_t *slots;	/* open addressing: offset+1, 0 = empty */
+	uint32_t *hashes;	/* low 32 bits of each slot's hash */
+	size_t nslots, count;
+};
+
+/* Empty set; if with_empty, "" is added first at offset 0. */
+int strset_init(struct strset *s, bool with_empty);
+/* Start from an existing section (copied); duplicates keep their first offset. */
+int strset_init_from(struct strset *s, const char *data, size_t len);
+void strset_free(struct strset *s);
+/* Offset of s (added if absent) or a negative errno. */
+int64_t strset_add(struct strset *s, const char *str, size_t len);
+/* Offset of str or -ENOENT. */
+int64_t strset_find(const struct strset *s, const char *str, size_t len);
+static inline const char *strset_get(const struct strset *s, uint32_t off)
+{
+	return off < s->len ? s->data + off : NULL;
+}
+
+#endif

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "cli/cli.h"
+
+static const struct cli_cmd commands[] = {
+	{ "dwarf", cmd_dwarf, "print DWARF units and DIEs, or --stats over all DIEs" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: btfc COMMAND [ARGS]\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'btfc COMMAND --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *fail = getenv("BTFC_FAIL_ALLOC");
+	size_t i;
+
+	if (fail && *fail)
+		mem_fail_after(strtoul(fail, NULL, 10));
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_ERR;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("btfc %s\n", BTFC_VERSION);
+		return EXIT_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "btfc: unknown command '%s' (see 'btfc --help')\n", argv[1]);
+	return EXIT_ERR;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * elf/: read access to an ELF file over libelf, plus the debug-section
+ * preparation DWARF needs (decompression, ET_REL relocations).  Hands out
+ * byte slices; knows nothing of DWARF or BTF.
+ *
+ * Lifetime: every slice returned stays valid until belf_close().  All
+ * debug sections a consumer will read from several threads must be
+ * fetched before the threads start (fetching caches; reading is then
+ * immutable).
+ */
+#ifndef BTFC_ELF_H
+#define BTFC_ELF_H
+
+#include "base/diag.h"
+#include "base/slice.h"
+
+struct belf_section {
+	const char *name;
+	uint32_t type, link, info;
+	uint64_t flags, addr, offset, size, entsize, addralign;
+};
+
+struct belf_sym {
+	const char *name;
+	uint64_t value, size;
+	uint32_t shndx;		/* extended indices already resolved */
+	uint8_t type, bind, other;
+};
+
+struct belf;
+
+/* Open and map path; validates the ELF and section headers. */
+int belf_open(struct belf **out, const char *path, struct diag *d);
+void belf_close(struct belf *e);
+
+const char *belf_path(const struct belf *e);
+int belf_class(const struct belf *e);		/* 32 or 64 */
+bool belf_big_endian(const struct belf *e);
+uint16_t belf_machine(const struct belf *e);
+uint16_t belf_type(const struct belf *e);	/* ET_REL, ET_EXEC, ... */
+size_t belf_nsections(const struct belf *e);
+const struct belf_section *belf_section(const struct belf *e, size_t idx);
+/* Index of the first section named name, or 0 (SHN_UNDEF) if none. */
+size_t belf_find(const struct belf *e, const char *name);
+/* The file bytes of a section as stored (no decompression, no relocation). */
+int belf_raw(struct belf *e, size_t idx, struct bslice *out, struct diag *d);
+
+/*
+ * A debug section by DWARF name (".debug_info"): found as NAME or as
+ * ".zdebug_*", decompressed (SHF_COMPRESSED zlib/zstd or legacy ZLIB
+ * header) and, for ET_REL files, with its .rela/.rel relocations applied.
+ * A missing section yields an empty slice and 0.  Cached.
+ */
+int belf_debug(struct belf *e, const char *name, struct bslice *out, struct diag *d);
+
+/* Symbols of SHT_SYMTAB (or SHT_DYNSYM if there is no symtab). */
+size_t belf_nsyms(const struct belf *e);
+int belf_load_syms(struct belf *e, struct diag *d);
+const struct belf_sym *belf_sym(const struct belf *e, size_t i);
+
+/* Release the page cache mapping of [off, off+len) once it is consumed. */
+void belf_drop_range(struct belf *e, const void *p, size_t len);
+
+#endif

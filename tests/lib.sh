@@ -1,0 +1,30 @@
+# Sourced by tests/t_*.sh.  Each check calls pass/fail/skip with a name;
+# results are appended to $RESULTS so run.sh can total them.
+set -u
+: "${BTFC:?BTFC must point at the btfc binary}"
+: "${RESULTS:=/dev/null}"
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$TESTS_DIR/.." && pwd)
+BTFC=$(cd "$(dirname "$BTFC")" && pwd)/$(basename "$BTFC")
+WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/btfc-test.XXXXXX")}
+mkdir -p "$WORK"
+
+pass() { echo "pass $*" >> "$RESULTS"; [ -n "${VERBOSE:-}" ] && echo "  ok   $*"; return 0; }
+fail() { echo "fail $*" >> "$RESULTS"; echo "  FAIL $*"; return 0; }
+skip() { echo "skip $*" >> "$RESULTS"; echo "  skip $*"; return 0; }
+
+# check NAME CMD...: passes when CMD exits 0.
+check() {
+	local name=$1; shift
+	if "$@" > "$WORK/last.out" 2>&1; then pass "$name"; else
+		fail "$name"; sed 's/^/      /' "$WORK/last.out" | head -20; fi
+}
+# check_fails NAME PATTERN CMD...: CMD must exit non-zero (not by a signal)
+# and print PATTERN (grep -E) on stderr/stdout.
+check_fails() {
+	local name=$1 pat=$2 rc; shift 2
+	"$@" > "$WORK/last.out" 2>&1; rc=$?
+	if [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -Eq -- "$pat" "$WORK/last.out"; then pass "$name"
+	else fail "$name (rc=$rc)"; sed 's/^/      /' "$WORK/last.out" | head -10; fi
+}
+have() { command -v "$1" >/dev/null 2>&1; }

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "test.h"
+
+#include "base/arena.h"
+#include "base/diag.h"
+#include "base/mem.h"
+#include "base/pool.h"
+#include "base/strset.h"
+
+TEST(strset_dedups_and_keeps_order)
+{
+	struct strset s;
+	int64_t a, b, c;
+
+	REQUIRE(strset_init(&s, true) == 0);
+	CHECK_EQ_U(s.len, 1);
+	a = strset_add(&s, "foo", 3);
+	b = strset_add(&s, "bar", 3);
+	c = strset_add(&s, "foo", 3);
+	CHECK_EQ_U(a, 1);
+	CHECK_EQ_U(b, 5);
+	CHECK_EQ_U(c, 1);
+	CHECK_EQ_U(strset_find(&s, "bar", 3), 5);
+	CHECK(strset_find(&s, "ba", 2) == -ENOENT);
+	CHECK(strset_find(&s, "baz", 3) == -ENOENT);
+	CHECK_STR(strset_get(&s, 5), "bar");
+	CHECK_EQ_U(strset_add(&s, "", 0), 0);
+	strset_free(&s);
+}
+
+TEST(strset_grows_past_initial_table)
+{
+	struct strset s;
+	char buf[32];
+	int i, bad = 0;
+
+	REQUIRE(strset_init(&s, false) == 0);
+	for (i = 0; i < 20000; i++) {
+		int n = snprintf(buf, sizeof(buf), "name_%d", i);
+		if (strset_add(&s, buf, n) < 0)
+			bad++;
+	}
+	for (i = 0; i < 20000; i += 7) {
+		int n = snprintf(buf, sizeof(buf), "name_%d", i);
+		int64_t off = strset_find(&s, buf, n);
+		if (off < 0 || strcmp(strset_get(&s, off), buf))
+			bad++;
+	}
+	CHECK_EQ_U(bad, 0);
+	CHECK_EQ_U(s.count, 20000);
+	strset_free(&s);
+}
+
+TEST(strset_init_from_section)
+{
+	static const char sec[] = "\0int\0long\0int\0";
+	struct strset s;
+
+	REQUIRE(strset_init_from(&s, sec, sizeof(sec) - 1) == 0);
+	CHECK_EQ_U(strset_find(&s, "int", 3), 1);
+	CHECK_EQ_U(strset_find(&s, "long", 4), 5);
+	CHECK_EQ_U(strset_find(&s, "", 0), 0);
+	CHECK_EQ_U(strset_add(&s, "x", 1), sizeof(sec) - 1);
+	strset_free(&s);
+}
+
+TEST(arena_alignment_and_growth)
+{
+	struct arena a;
+	int i, bad = 0;
+
+	arena_init(&a, 64);
+	for (i = 1; i < 2000; i++) {
+		char *p = arena_alloc(&a, (size_t)i % 37 + 1);
+		if (!p || ((uintptr_t)p & 15))
+			bad++;
+		else
+			memset(p, 0xab, (size_t)i % 37 + 1);
+	}
+	CHECK_EQ_U(bad, 0);
+	CHECK(arena_zalloc(&a, 100000) != NULL);
+	arena_free(&a);
+}
+
+TEST(diag_keeps_first_error)
+{
+	struct diag d;
+
+	diag_clear(&d);
+	CHECK(diag_err(&d, EINVAL, "first %d", 1) == -EINVAL);
+	CHECK(diag_err(&d, ENOMEM, "second") == -ENOMEM);
+	CHECK_STR(d.msg, "first 1");
+	CHECK_EQ_U(d.code, EINVAL);
+}
+
+struct pool_ctx {
+	int out[1000];
+};
+
+static int square(void *ctx, unsigned w, size_t i)
+{
+	struct pool_ctx *c = ctx;
+
+	c->out[i] = (int)(i * i);
+	return i == 700 || i == 900 ? -(int)i : 0;
+}
+
+TEST(pool_runs_every_item_and_reports_first_error)
+{
+	struct pool_ctx c;
+	int bad = 0;
+	size_t i;
+
+	memset(&c, 0xff, sizeof(c));
+	CHECK(pool_for(4, 600, square, &c) == 0);
+	for (i = 0; i < 600; i++)
+		if (c.out[i] != (int)(i * i))
+			bad++;
+	CHECK_EQ_U(bad, 0);
+	CHECK(pool_for(3, 1000, square, &c) == -700);
+}
+
+TEST(mem_fault_injection)
+{
+	void *a, *b;
+
+	mem_fail_after(2);
+	a = mem_alloc(10);
+	b = mem_alloc(10);
+	mem_fail_after(0);
+	CHECK(a != NULL);
+	CHECK(b == NULL);
+	mem_free(a);
+}

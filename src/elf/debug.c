@@ -278,8 +278,8 @@ int belf_relocate(struct belf *e, size_t target, uint8_t *buf, size_t len, struc
 							rs->name, i);
 				off = r.r_offset;
 				add = (uint64_t)r.r_addend;
-				sym = e->cls == 64 ? GELF_R_SYM(r.r_info) : ELF32_R_SYM(r.r_info);
-				type = e->cls == 64 ? GELF_R_TYPE(r.r_info) : ELF32_R_TYPE(r.r_info);
+				sym = GELF_R_SYM(r.r_info);
+				type = GELF_R_TYPE(r.r_info);
 			} else {
 				GElf_Rel r;
 
@@ -287,8 +287,8 @@ int belf_relocate(struct belf *e, size_t target, uint8_t *buf, size_t len, struc
 					return diag_err(d, EINVAL, "%s: '%s' entry %zu unreadable", e->path,
 							rs->name, i);
 				off = r.r_offset;
-				sym = e->cls == 64 ? GELF_R_SYM(r.r_info) : ELF32_R_SYM(r.r_info);
-				type = e->cls == 64 ? GELF_R_TYPE(r.r_info) : ELF32_R_TYPE(r.r_info);
+				sym = GELF_R_SYM(r.r_info);
+				type = GELF_R_TYPE(r.r_info);
 			}
 			if (e->machine == EM_MIPS)
 				type &= 0xff;
@@ -339,21 +339,64 @@ static bool has_relocs(const struct belf *e, size_t target)
 	return false;
 }
 
+/* One section's bytes, decompressed and relocated. */
+static int prepare(struct belf *e, size_t idx, bool legacy, struct bslice *out, bool *owned,
+		   struct diag *d)
+{
+	struct bslice raw;
+	int err;
+
+	*owned = false;
+	if ((err = belf_raw(e, idx, &raw, d)))
+		return err;
+	if (legacy || (e->secs[idx].flags & SHF_COMPRESSED)) {
+		if ((err = belf_decompress(e, idx, raw, legacy, &raw, owned, d)))
+			return err;
+	}
+	if (e->etype == ET_REL && has_relocs(e, idx)) {
+		uint8_t *copy = (uint8_t *)raw.p;
+
+		if (!*owned) {
+			copy = mem_alloc(raw.len);
+			if (!copy)
+				return diag_err(d, ENOMEM, "%s: out of memory copying '%s'", e->path,
+						e->secs[idx].name);
+			memcpy(copy, raw.p, raw.len);
+			*owned = true;
+		}
+		err = belf_relocate(e, idx, copy, raw.len, d);
+		raw.p = copy;
+		if (err) {
+			mem_free(copy);
+			*owned = false;
+			return err;
+		}
+	}
+	*out = raw;
+	return 0;
+}
+
+/*
+ * Object files compiled with -fdebug-types-section (and some LTO outputs)
+ * carry several sections of one name, one per COMDAT group; a linker would
+ * concatenate them in order, and so do we.
+ */
 int belf_debug(struct belf *e, const char *name, struct bslice *out, struct diag *d)
 {
+	char zname[64];
 	struct belf_cache *c;
-	struct bslice raw;
-	bool legacy = false, owned = false;
-	size_t idx;
+	struct bslice part;
+	size_t idx, i, n = 0, total = 0;
+	bool legacy = false, owned;
+	uint8_t *buf;
 	int err;
 
 	out->p = NULL;
 	out->len = 0;
 	idx = belf_find(e, name);
 	if (!idx && !strncmp(name, ".debug_", 7)) {
-		char zname[64];
-
 		snprintf(zname, sizeof(zname), ".zdebug_%s", name + 7);
+		name = zname;
 		idx = belf_find(e, zname);
 		legacy = idx != 0;
 	}
@@ -364,32 +407,46 @@ int belf_debug(struct belf *e, const char *name, struct bslice *out, struct diag
 		*out = c->data;
 		return 0;
 	}
-	if ((err = belf_raw(e, idx, &raw, d)))
-		return err;
-	if (legacy || (e->secs[idx].flags & SHF_COMPRESSED)) {
-		if ((err = belf_decompress(e, idx, raw, legacy, &raw, &owned, d)))
+	for (i = idx; i < e->nsec; i++)
+		if (!strcmp(e->secs[i].name, name))
+			n++;
+	if (n == 1) {
+		if ((err = prepare(e, idx, legacy, &part, &owned, d)))
 			return err;
+		c->data = part;
+		c->owned = owned;
+		c->done = true;
+		*out = part;
+		return 0;
 	}
-	if (e->etype == ET_REL && has_relocs(e, idx)) {
-		uint8_t *copy = (uint8_t *)raw.p;
+	buf = NULL;
+	for (i = idx; i < e->nsec; i++) {
+		uint8_t *nb;
 
-		if (!owned) {
-			copy = mem_alloc(raw.len);
-			if (!copy)
-				return diag_err(d, ENOMEM, "%s: out of memory copying '%s'", e->path, name);
-			memcpy(copy, raw.p, raw.len);
-			owned = true;
-		}
-		err = belf_relocate(e, idx, copy, raw.len, d);
-		raw.p = copy;
-		if (err) {
-			mem_free(copy);
+		if (strcmp(e->secs[i].name, name))
+			continue;
+		if ((err = prepare(e, i, legacy, &part, &owned, d))) {
+			mem_free(buf);
 			return err;
 		}
+		nb = mem_realloc(buf, total + part.len);
+		if (!nb) {
+			if (owned)
+				mem_free((void *)part.p);
+			mem_free(buf);
+			return diag_err(d, ENOMEM, "%s: out of memory joining '%s' sections", e->path,
+					name);
+		}
+		buf = nb;
+		memcpy(buf + total, part.p, part.len);
+		total += part.len;
+		if (owned)
+			mem_free((void *)part.p);
 	}
-	c->data = raw;
-	c->owned = owned;
+	c->data.p = buf;
+	c->data.len = total;
+	c->owned = true;
 	c->done = true;
-	*out = raw;
+	*out = c->data;
 	return 0;
 }

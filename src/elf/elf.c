@@ -80,6 +80,17 @@ int belf_open(struct belf **out, const char *path, struct diag *d)
 	e->swap = e->big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	e->machine = eh.e_machine;
 	e->etype = eh.e_type;
+	if (eh.e_shoff) {
+		uint64_t n = eh.e_shnum ? eh.e_shnum : 1, ent = eh.e_shentsize;
+
+		if (eh.e_shoff > e->size || ent * n > e->size - eh.e_shoff) {
+			err = diag_err(d, EINVAL,
+				       "%s: offset 0x%llx: section header table (%llu entries) extends past the end of the file (0x%zx bytes); the file is truncated",
+				       path, (unsigned long long)eh.e_shoff, (unsigned long long)n,
+				       e->size);
+			goto fail;
+		}
+	}
 	if (elf_getshdrnum(e->elf, &e->nsec) || elf_getshdrstrndx(e->elf, &e->shstrndx)) {
 		err = elf_fail(e, d, "bad section header table");
 		goto fail;

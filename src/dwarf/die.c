@@ -1,0 +1,745 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* DIE decoding: the hot loop of the whole tool. */
+#include "base/mem.h"
+#include "dwarf/internal.h"
+
+#define dctx dw_dctx
+
+static const struct dw_file *owner(const struct dw_file *f, const struct dw_unit *u)
+{
+	if (f->alt && u >= f->alt->units && u < f->alt->units + f->alt->nunits)
+		return f->alt;
+	return f;
+}
+
+static void dctx_init(struct dctx *x, const struct dw_file *f, const struct dw_unit *u,
+		      struct diag *d)
+{
+	x->f = owner(f, u);
+	x->u = u;
+	x->altbit = x->f != f ? DW_REF_ALT : 0;
+	x->refbase = u->off | (u->in_types ? DW_REF_TYPES : 0) | x->altbit;
+	x->d = d;
+}
+
+static int bad(const struct dctx *x, uint64_t die_off, const char *what, unsigned v)
+{
+	return diag_err(x->d, EINVAL, "%s: %s unit 0x%llx: DIE 0x%llx: %s%s%x", x->f->path,
+			x->u->in_types ? ".debug_types" : ".debug_info",
+			(unsigned long long)x->u->off, (unsigned long long)DW_REF_OFF(die_off), what,
+			v != ~0u ? " 0x" : "", v != ~0u ? v : 0);
+}
+
+static inline const char *str_at(const struct dw_file *f, uint64_t off)
+{
+	return off < f->s.str.len ? (const char *)f->s.str.p + off : NULL;
+}
+
+static const char *strx(const struct dctx *x, uint64_t idx)
+{
+	const struct dw_file *f = x->f;
+	unsigned osz = x->u->offset_size;
+	uint64_t pos = x->u->str_offsets_base + idx * osz;
+
+	if (idx > f->s.str_offsets.len / osz || pos + osz > f->s.str_offsets.len)
+		return NULL;
+	return str_at(f, dw_uN(f, f->s.str_offsets.p + pos, osz));
+}
+
+static bool addrx(const struct dctx *x, uint64_t idx, uint64_t *out)
+{
+	const struct dw_file *f = x->f;
+	unsigned asz = x->u->addr_size;
+	uint64_t pos = x->u->addr_base + idx * asz;
+
+	if (idx > f->s.addr.len / asz || pos + asz > f->s.addr.len)
+		return false;
+	*out = dw_uN(f, f->s.addr.p + pos, asz);
+	return true;
+}
+
+static bool listx(const struct dctx *x, uint64_t base, struct bslice sec, uint64_t idx,
+		  uint64_t *out)
+{
+	unsigned osz = x->u->offset_size;
+	uint64_t pos = base + idx * osz;
+
+	if (idx > sec.len / osz || pos + osz > sec.len)
+		return false;
+	*out = base + dw_uN(x->f, sec.p + pos, osz);
+	return true;
+}
+
+#define NEED(n)                                                  \
+	do {                                                     \
+		if (unlikely((size_t)(end - p) < (size_t)(n)))   \
+			return bad(x, die_off, "attribute value runs past the unit end", ~0u); \
+	} while (0)
+
+/*
+ * Decode one attribute value of form at *pp into a (when a is non-NULL).
+ * Shared by the decoder and the skipper so both accept the same forms.
+ */
+static inline int read_value(const struct dctx *x, unsigned form, int64_t implicit,
+			     const uint8_t **pp, const uint8_t *end, struct dw_attr *a,
+			     uint64_t die_off)
+{
+	const struct dw_file *f = x->f;
+	const struct dw_unit *u = x->u;
+	const uint8_t *p = *pp;
+	uint64_t v = 0;
+	uint8_t cls = DW_CL_NONE;
+	unsigned n;
+
+again:
+	switch (form) {
+	case DW_FORM_addr:
+		NEED(u->addr_size);
+		v = dw_uN(f, p, u->addr_size);
+		p += u->addr_size;
+		cls = DW_CL_ADDR;
+		break;
+	case DW_FORM_data1: NEED(1); v = *p++; cls = DW_CL_CONST; break;
+	case DW_FORM_data2: NEED(2); v = dw_u16(f, p); p += 2; cls = DW_CL_CONST; break;
+	case DW_FORM_data4: NEED(4); v = dw_u32(f, p); p += 4; cls = DW_CL_CONST; break;
+	case DW_FORM_data8: NEED(8); v = dw_u64(f, p); p += 8; cls = DW_CL_CONST; break;
+	case DW_FORM_data16:
+		NEED(16);
+		if (a) {
+			a->blk = p;
+			a->len = 16;
+		}
+		p += 16;
+		cls = DW_CL_DATA16;
+		goto store_blk;
+	case DW_FORM_udata:
+		v = dw_uleb(&p, end);
+		cls = DW_CL_CONST;
+		break;
+	case DW_FORM_sdata:
+		v = (uint64_t)dw_sleb(&p, end);
+		cls = DW_CL_SCONST;
+		break;
+	case DW_FORM_implicit_const:
+		v = (uint64_t)implicit;
+		cls = DW_CL_SCONST;
+		break;
+	case DW_FORM_flag: NEED(1); v = *p++ != 0; cls = DW_CL_FLAG; break;
+	case DW_FORM_flag_present: v = 1; cls = DW_CL_FLAG; break;
+	case DW_FORM_string: {
+		const uint8_t *z = memchr(p, 0, (size_t)(end - p));
+
+		if (!z)
+			return bad(x, die_off, "unterminated DW_FORM_string", ~0u);
+		if (a)
+			a->str = (const char *)p;
+		p = z + 1;
+		cls = DW_CL_STRING;
+		goto store_str;
+	}
+	case DW_FORM_strp:
+	case DW_FORM_line_strp:
+	case DW_FORM_GNU_strp_alt:
+	case DW_FORM_strp_sup: {
+		const char *s;
+
+		NEED(u->offset_size);
+		v = dw_uN(f, p, u->offset_size);
+		p += u->offset_size;
+		cls = DW_CL_STRING;
+		if (!a)
+			break;
+		if (form == DW_FORM_strp)
+			s = str_at(f, v);
+		else if (form == DW_FORM_line_strp)
+			s = v < f->s.line_str.len ? (const char *)f->s.line_str.p + v : NULL;
+		else if (!f->alt)
+			return bad(x, die_off, "alternate-file string but no .gnu_debugaltlink file loaded, form", form);
+		else
+			s = str_at(f->alt, v);
+		if (!s)
+			return bad(x, die_off, "string offset past the end of the string section, form", form);
+		a->str = s;
+		goto store_str;
+	}
+	case DW_FORM_strx: case DW_FORM_GNU_str_index:
+		v = dw_uleb(&p, end);
+		goto do_strx;
+	case DW_FORM_strx1: n = 1; goto strxn;
+	case DW_FORM_strx2: n = 2; goto strxn;
+	case DW_FORM_strx3: n = 3; goto strxn;
+	case DW_FORM_strx4: n = 4;
+strxn:
+		NEED(n);
+		v = dw_uN(f, p, n);
+		p += n;
+do_strx:
+		cls = DW_CL_STRING;
+		if (!a)
+			break;
+		if (p > end)
+			break;
+		if (!(a->str = strx(x, v)))
+			return bad(x, die_off, "string index out of range of .debug_str_offsets, form", form);
+		goto store_str;
+	case DW_FORM_addrx: case DW_FORM_GNU_addr_index:
+		v = dw_uleb(&p, end);
+		goto do_addrx;
+	case DW_FORM_addrx1: n = 1; goto addrxn;
+	case DW_FORM_addrx2: n = 2; goto addrxn;
+	case DW_FORM_addrx3: n = 3; goto addrxn;
+	case DW_FORM_addrx4: n = 4;
+addrxn:
+		NEED(n);
+		v = dw_uN(f, p, n);
+		p += n;
+do_addrx:
+		cls = DW_CL_ADDR;
+		if (a && p <= end && !addrx(x, v, &v))
+			return bad(x, die_off, "address index out of range of .debug_addr, form", form);
+		break;
+	case DW_FORM_ref1: NEED(1); v = *p++ + x->refbase; cls = DW_CL_REF; break;
+	case DW_FORM_ref2: NEED(2); v = dw_u16(f, p) + x->refbase; p += 2; cls = DW_CL_REF; break;
+	case DW_FORM_ref4: NEED(4); v = dw_u32(f, p) + x->refbase; p += 4; cls = DW_CL_REF; break;
+	case DW_FORM_ref8: NEED(8); v = dw_u64(f, p) + x->refbase; p += 8; cls = DW_CL_REF; break;
+	case DW_FORM_ref_udata:
+		v = dw_uleb(&p, end) + x->refbase;
+		cls = DW_CL_REF;
+		break;
+	case DW_FORM_ref_addr:
+		n = u->version <= 2 ? u->addr_size : u->offset_size;
+		NEED(n);
+		v = dw_uN(f, p, n) | x->altbit;
+		p += n;
+		cls = DW_CL_REF;
+		break;
+	case DW_FORM_GNU_ref_alt:
+	case DW_FORM_ref_sup4:
+	case DW_FORM_ref_sup8:
+		n = form == DW_FORM_ref_sup4 ? 4 : form == DW_FORM_ref_sup8 ? 8 : u->offset_size;
+		NEED(n);
+		v = dw_uN(f, p, n) | DW_REF_ALT;
+		p += n;
+		cls = DW_CL_REF;
+		break;
+	case DW_FORM_ref_sig8:
+		NEED(8);
+		v = dw_u64(f, p);
+		p += 8;
+		cls = DW_CL_SIG;
+		break;
+	case DW_FORM_sec_offset:
+		NEED(u->offset_size);
+		v = dw_uN(f, p, u->offset_size);
+		p += u->offset_size;
+		cls = DW_CL_SECOFF;
+		break;
+	case DW_FORM_loclistx:
+	case DW_FORM_rnglistx:
+		v = dw_uleb(&p, end);
+		cls = DW_CL_LISTX;
+		if (a && p <= end) {
+			bool loc = form == DW_FORM_loclistx;
+
+			if (!listx(x, loc ? u->loclists_base : u->rnglists_base,
+				   loc ? f->s.loclists : f->s.rnglists, v, &v))
+				return bad(x, die_off, "list index out of range, form", form);
+		}
+		break;
+	case DW_FORM_block1: NEED(1); n = *p++; goto blk;
+	case DW_FORM_block2: NEED(2); n = dw_u16(f, p); p += 2; goto blk;
+	case DW_FORM_block4: NEED(4); n = dw_u32(f, p); p += 4; goto blk;
+	case DW_FORM_block:
+	case DW_FORM_exprloc: {
+		uint64_t l = dw_uleb(&p, end);
+
+		if (p > end || l > (uint64_t)(end - p))
+			return bad(x, die_off, "block length runs past the unit end", ~0u);
+		n = (unsigned)l;
+	}
+blk:
+		NEED(n);
+		if (a) {
+			a->blk = p;
+			a->len = n;
+		}
+		p += n;
+		cls = DW_CL_BLOCK;
+		goto store_blk;
+	case DW_FORM_indirect:
+		form = (unsigned)dw_uleb(&p, end);
+		if (p > end)
+			break;
+		if (form == DW_FORM_indirect || form == DW_FORM_implicit_const)
+			return bad(x, die_off, "invalid DW_FORM_indirect target", form);
+		if (a)
+			a->form = (uint16_t)form;
+		goto again;
+	default:
+		return bad(x, die_off, "unknown attribute form", form);
+	}
+	if (unlikely(p > end))
+		return bad(x, die_off, "attribute value runs past the unit end", ~0u);
+	if (a) {
+		a->u = v;
+		a->cls = cls;
+	}
+	*pp = p;
+	return 0;
+store_str:
+store_blk:
+	if (a)
+		a->cls = cls;
+	*pp = p;
+	return 0;
+}
+
+/*
+ * The common forms, without per-value bounds checks: the caller checked
+ * that ab->maxfix bytes remain, which covers every fixed-size value; the
+ * variable-size forms check for themselves.  Rare forms go to read_value().
+ */
+static inline __attribute__((always_inline)) int
+decode_fast(const struct dctx *x, const struct dw_abbrev *ab, const uint8_t **pp,
+	    const uint8_t *end, struct dw_die *die, const bool swap)
+{
+	const struct dw_file *f = x->f;
+	const struct dw_unit *u = x->u;
+	const uint8_t *p = *pp;
+	const unsigned osz = u->offset_size;
+	const uint64_t refbase = x->refbase;
+	unsigned i;
+	int err;
+
+#define U16(q) (swap ? bswap16(load16(q)) : load16(q))
+#define U32(q) (swap ? bswap32(load32(q)) : load32(q))
+#define U64(q) (swap ? bswap64(load64(q)) : load64(q))
+	for (i = 0; i < ab->nattr; i++) {
+		const struct dw_spec *sp = &ab->specs[i];
+		struct dw_attr *a = &die->attr[i];
+		uint64_t v;
+
+		a->at = sp->at;
+		a->form = sp->form;
+		switch (sp->form) {
+		case DW_FORM_data1:
+			a->u = *p++;
+			a->cls = DW_CL_CONST;
+			continue;
+		case DW_FORM_data2:
+			a->u = U16(p);
+			p += 2;
+			a->cls = DW_CL_CONST;
+			continue;
+		case DW_FORM_data4:
+			a->u = U32(p);
+			p += 4;
+			a->cls = DW_CL_CONST;
+			continue;
+		case DW_FORM_data8:
+			a->u = U64(p);
+			p += 8;
+			a->cls = DW_CL_CONST;
+			continue;
+		case DW_FORM_ref4:
+			a->u = U32(p) + refbase;
+			p += 4;
+			a->cls = DW_CL_REF;
+			continue;
+		case DW_FORM_implicit_const:
+			a->s = sp->implicit;
+			a->cls = DW_CL_SCONST;
+			continue;
+		case DW_FORM_flag_present:
+			a->u = 1;
+			a->cls = DW_CL_FLAG;
+			continue;
+		case DW_FORM_strp:
+			v = osz == 4 ? U32(p) : U64(p);
+			p += osz;
+			if (unlikely(v >= f->s.str.len))
+				return bad(x, die->off, "string offset past the end of .debug_str, form",
+					   DW_FORM_strp);
+			a->str = (const char *)f->s.str.p + v;
+			a->cls = DW_CL_STRING;
+			continue;
+		case DW_FORM_line_strp:
+			v = osz == 4 ? U32(p) : U64(p);
+			p += osz;
+			if (unlikely(v >= f->s.line_str.len))
+				return bad(x, die->off, "string offset past the end of .debug_line_str, form",
+					   DW_FORM_line_strp);
+			a->str = (const char *)f->s.line_str.p + v;
+			a->cls = DW_CL_STRING;
+			continue;
+		case DW_FORM_sec_offset:
+			a->u = osz == 4 ? U32(p) : U64(p);
+			p += osz;
+			a->cls = DW_CL_SECOFF;
+			continue;
+		case DW_FORM_addr:
+			if (u->addr_size == 8)
+				a->u = U64(p);
+			else
+				a->u = dw_uN(f, p, u->addr_size);
+			p += u->addr_size;
+			a->cls = DW_CL_ADDR;
+			continue;
+		case DW_FORM_exprloc: {
+			uint64_t l = dw_uleb(&p, end);
+
+			if (unlikely(p > end || l > (uint64_t)(end - p)))
+				return bad(x, die->off, "block length runs past the unit end", ~0u);
+			a->blk = p;
+			a->len = (uint32_t)l;
+			p += l;
+			a->cls = DW_CL_BLOCK;
+			continue;
+		}
+		case DW_FORM_udata:
+			a->u = dw_uleb(&p, end);
+			a->cls = DW_CL_CONST;
+			if (unlikely(p > end))
+				return bad(x, die->off, "attribute value runs past the unit end", ~0u);
+			continue;
+		case DW_FORM_sdata:
+			a->s = dw_sleb(&p, end);
+			a->cls = DW_CL_SCONST;
+			if (unlikely(p > end))
+				return bad(x, die->off, "attribute value runs past the unit end", ~0u);
+			continue;
+		default:
+			a->len = 0;
+			if ((err = read_value(x, sp->form, sp->implicit, &p, end, a, die->off)))
+				return err;
+		}
+	}
+#undef U16
+#undef U32
+#undef U64
+	*pp = p;
+	return 0;
+}
+
+static inline int decode_one(const struct dctx *x, const uint8_t **pp, const uint8_t *end,
+			     const uint8_t *sec, struct dw_die *die, const struct dw_abbrev **abp)
+{
+	const uint8_t *p = *pp;
+	uint64_t die_off = (uint64_t)(p - sec) | (x->u->in_types ? DW_REF_TYPES : 0) | x->altbit;
+	uint64_t code = dw_uleb(&p, end);
+	const struct dw_abbrev *ab = NULL;
+	unsigned i;
+	int err;
+
+	if (p > end)
+		return bad(x, die_off, "abbreviation code runs past the unit end", ~0u);
+	if (code == 0) {
+		*pp = p;
+		*abp = NULL;
+		return 0;
+	}
+	ab = dw_abbrev_find(x->u->abbrevs, code);
+	if (unlikely(!ab))
+		return bad(x, die_off, "abbreviation code not in the unit's table: code", (unsigned)code);
+	*abp = ab;
+	if (die) {
+		die->off = die_off;
+		die->tag = ab->tag;
+		die->nattr = ab->nattr;
+		die->has_children = ab->children;
+		die->unit = x->u;
+		if (likely((size_t)(end - p) >= ab->maxfix)) {
+			err = x->f->swap ? decode_fast(x, ab, &p, end, die, true)
+					 : decode_fast(x, ab, &p, end, die, false);
+			if (err)
+				return err;
+			*pp = p;
+			return 1;
+		}
+		for (i = 0; i < ab->nattr; i++) {
+			struct dw_attr *a = &die->attr[i];
+
+			a->at = ab->specs[i].at;
+			a->form = ab->specs[i].form;
+			a->len = 0;
+			if ((err = read_value(x, ab->specs[i].form, ab->specs[i].implicit, &p, end, a,
+					      die_off)))
+				return err;
+		}
+	} else if (ab->fixed >= 0 && x->u->abbrevs->asz == x->u->addr_size &&
+		   x->u->abbrevs->osz == x->u->offset_size) {
+		if (unlikely((size_t)(end - p) < (size_t)ab->fixed))
+			return bad(x, die_off, "attribute value runs past the unit end", ~0u);
+		p += ab->fixed;
+	} else {
+		for (i = 0; i < ab->nattr; i++)
+			if ((err = read_value(x, ab->specs[i].form, ab->specs[i].implicit, &p, end,
+					      NULL, die_off)))
+				return err;
+	}
+	*pp = p;
+	return 1;
+}
+
+int dw_cursor_init(struct dw_cursor *c, const struct dw_file *f, const struct dw_unit *u,
+		   struct diag *d)
+{
+	const struct dw_file *o = owner(f, u);
+	const struct bslice *sec = u->in_types ? &o->s.types : &o->s.info;
+
+	c->f = f;
+	dctx_init(&c->x, f, u, d);
+	c->depth = 0;
+	c->sec = sec->p;
+	c->p = sec->p + u->die_off;
+	c->end = sec->p + u->end;
+	if (u->bad)
+		return diag_err(d, EINVAL, "%s: %s unit 0x%llx: unusable unit header", o->path,
+				u->in_types ? ".debug_types" : ".debug_info",
+				(unsigned long long)u->off);
+	return 0;
+}
+
+int dw_next(struct dw_cursor *c, struct dw_die *die)
+{
+	const struct dw_abbrev *ab = NULL;
+	int r;
+
+	for (;;) {
+		if (c->p >= c->end)
+			return 0;
+		r = decode_one(&c->x, &c->p, c->end, c->sec, die, &ab);
+		if (r < 0)
+			return r;
+		if (r == 0) {	/* null entry closes a sibling list */
+			if (--c->depth < 0)
+				c->depth = 0;	/* stray padding after the unit DIE */
+			if (c->depth == 0)
+				return 0;
+			continue;
+		}
+		die->depth = c->depth;
+		if (ab->children) {
+			if (c->depth >= DW_MAX_DEPTH)
+				return bad(&c->x, die->off, "DIE nesting deeper than the limit", DW_MAX_DEPTH);
+			c->depth++;
+		}
+		return 1;
+	}
+}
+
+int dw_skip_children(struct dw_cursor *c, const struct dw_die *die)
+{
+	const struct dw_attr *sib;
+	int target, r;
+
+	if (!die->has_children)
+		return 0;
+	sib = dw_attr(die, DW_AT_sibling);
+	if (sib && sib->cls == DW_CL_REF) {
+		uint64_t off = DW_REF_OFF(sib->u);
+
+		if (off > (uint64_t)(c->p - c->sec) && off <= (uint64_t)(c->end - c->sec)) {
+			c->p = c->sec + off;
+			c->depth = die->depth;
+			return 0;
+		}
+	}
+	target = die->depth;
+	while (c->depth > target) {
+		const struct dw_abbrev *ab = NULL;
+
+		if (c->p >= c->end)
+			return bad(&c->x, die->off, "children run past the unit end", ~0u);
+		r = decode_one(&c->x, &c->p, c->end, c->sec, NULL, &ab);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			c->depth--;
+		else if (ab->children)
+			c->depth++;
+	}
+	return 0;
+}
+
+int dw_walk_skip(const struct dw_file *f, const struct dw_unit *u, uint64_t *ndies,
+		 struct diag *d)
+{
+	struct dw_cursor c;
+	uint64_t n = 0;
+	int r;
+
+	if ((r = dw_cursor_init(&c, f, u, d)))
+		return r;
+	while (c.p < c.end) {
+		const struct dw_abbrev *ab = NULL;
+
+		r = decode_one(&c.x, &c.p, c.end, c.sec, NULL, &ab);
+		if (r < 0)
+			return r;
+		if (r == 0) {
+			if (--c.depth <= 0)
+				break;
+			continue;
+		}
+		n++;
+		if (ab->children)
+			c.depth++;
+	}
+	*ndies += n;
+	return 0;
+}
+
+int dw_die_at(const struct dw_file *f, uint64_t ref, struct dw_die *die, struct diag *d)
+{
+	const struct dw_unit *u = dw_unit_of(f, ref);
+	const struct dw_abbrev *ab = NULL;
+	struct dw_cursor c;
+	int r;
+
+	if (!u)
+		return diag_err(d, EINVAL, "%s: DIE reference 0x%llx%s is outside every unit", f->path,
+				(unsigned long long)DW_REF_OFF(ref), ref & DW_REF_ALT ? " (alt file)" : "");
+	if ((r = dw_cursor_init(&c, f, u, d)))
+		return r;
+	if (DW_REF_OFF(ref) < u->die_off)
+		return diag_err(d, EINVAL, "%s: DIE reference 0x%llx points into a unit header",
+				f->path, (unsigned long long)DW_REF_OFF(ref));
+	c.p = c.sec + DW_REF_OFF(ref);
+	r = decode_one(&c.x, &c.p, c.end, c.sec, die, &ab);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return diag_err(d, EINVAL, "%s: DIE reference 0x%llx points at a null entry", f->path,
+				(unsigned long long)DW_REF_OFF(ref));
+	die->depth = -1;
+	return 0;
+}
+
+const char *dw_name(const struct dw_die *die)
+{
+	const struct dw_attr *a = dw_attr(die, DW_AT_name);
+
+	return a && a->cls == DW_CL_STRING ? a->str : NULL;
+}
+
+bool dw_udata(const struct dw_die *die, unsigned at, uint64_t *v)
+{
+	const struct dw_attr *a = dw_attr(die, at);
+
+	if (!a || (a->cls != DW_CL_CONST && a->cls != DW_CL_SCONST && a->cls != DW_CL_FLAG &&
+		   a->cls != DW_CL_SECOFF))
+		return false;
+	*v = a->u;
+	return true;
+}
+
+bool dw_sdata(const struct dw_die *die, unsigned at, int64_t *v)
+{
+	const struct dw_attr *a = dw_attr(die, at);
+
+	if (!a || (a->cls != DW_CL_CONST && a->cls != DW_CL_SCONST))
+		return false;
+	if (a->cls == DW_CL_SCONST)
+		*v = a->s;
+	else if (a->form == DW_FORM_data1)
+		*v = (int8_t)a->u;
+	else if (a->form == DW_FORM_data2)
+		*v = (int16_t)a->u;
+	else if (a->form == DW_FORM_data4)
+		*v = (int32_t)a->u;
+	else
+		*v = (int64_t)a->u;
+	return true;
+}
+
+bool dw_flag(const struct dw_die *die, unsigned at)
+{
+	const struct dw_attr *a = dw_attr(die, at);
+
+	return a && a->cls == DW_CL_FLAG && a->u;
+}
+
+uint64_t dw_ref(const struct dw_file *f, const struct dw_die *die, unsigned at)
+{
+	const struct dw_attr *a = dw_attr(die, at);
+
+	if (!a)
+		return 0;
+	if (a->cls == DW_CL_REF)
+		return a->u;
+	if (a->cls == DW_CL_SIG)
+		return dw_sig_lookup(f, a->u);
+	return 0;
+}
+
+/*
+ * Fill a unit's bases (str_offsets, addr, rnglists, loclists) from its
+ * unit DIE, then decode the unit DIE fully for name, producer, language
+ * and low_pc.  Called while indexing, before the unit is shared.
+ */
+int dw_scan_unit_die(const struct dw_file *f, struct dw_unit *u, struct diag *d);
+int dw_scan_unit_die(const struct dw_file *f, struct dw_unit *u, struct diag *d)
+{
+	const struct bslice *sec = u->in_types ? &f->s.types : &f->s.info;
+	const uint8_t *p = sec->p + u->die_off, *end = sec->p + u->end;
+	const struct dw_abbrev *ab = NULL;
+	struct dw_die *die;
+	struct dctx x;
+	unsigned i;
+	uint64_t code;
+	int r;
+
+	dctx_init(&x, f, u, d);
+	if (p >= end)
+		return 0;
+	code = dw_uleb(&p, end);
+	if (p > end || code == 0)
+		return 0;
+	ab = dw_abbrev_find(u->abbrevs, code);
+	if (!ab)
+		return bad(&x, u->die_off, "abbreviation code not in the unit's table: code", (unsigned)code);
+	for (i = 0; i < ab->nattr; i++) {
+		unsigned at = ab->specs[i].at, form = ab->specs[i].form;
+		struct dw_attr a;
+
+		if (form == DW_FORM_sec_offset &&
+		    (at == DW_AT_str_offsets_base || at == DW_AT_addr_base ||
+		     at == DW_AT_GNU_addr_base || at == DW_AT_rnglists_base ||
+		     at == DW_AT_loclists_base)) {
+			if ((r = read_value(&x, form, 0, &p, end, &a, u->die_off)))
+				return r;
+			if (at == DW_AT_str_offsets_base)
+				u->str_offsets_base = a.u;
+			else if (at == DW_AT_addr_base || at == DW_AT_GNU_addr_base)
+				u->addr_base = a.u;
+			else if (at == DW_AT_rnglists_base)
+				u->rnglists_base = a.u;
+			else
+				u->loclists_base = a.u;
+		} else if ((r = read_value(&x, form, ab->specs[i].implicit, &p, end, NULL,
+					   u->die_off))) {
+			return r;
+		}
+	}
+	die = mem_alloc(sizeof(*die));
+	if (!die)
+		return diag_err(d, ENOMEM, "%s: out of memory", f->path);
+	p = sec->p + u->die_off;
+	r = decode_one(&x, &p, end, sec->p, die, &ab);
+	if (r > 0) {
+		uint64_t v;
+		const struct dw_attr *a;
+
+		u->name = dw_name(die);
+		a = dw_attr(die, DW_AT_producer);
+		u->producer = a && a->cls == DW_CL_STRING ? a->str : NULL;
+		if (dw_udata(die, DW_AT_language, &v))
+			u->lang = (uint32_t)v;
+		a = dw_attr(die, DW_AT_low_pc);
+		if (a && a->cls == DW_CL_ADDR)
+			u->low_pc = a->u;
+	}
+	mem_free(die);
+	return r < 0 ? r : 0;
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dwarf/: our DWARF reader (versions 2-5, 32/64-bit DWARF, type units,
+ * dwz alternate files).  Works on byte slices handed in by the caller; knows
+ * nothing of ELF or BTF.
+ *
+ * Model: dw_file_open() indexes every unit header once (serial, cheap) and
+ * parses each distinct abbreviation table once.  After that the dw_file is
+ * immutable and any number of threads may walk units with their own
+ * dw_cursor.  A cursor decodes one DIE at a time with all its attributes
+ * into a struct dw_die (strings, references and addresses resolved), and
+ * can skip a DIE's subtree cheaply (DW_AT_sibling when present).
+ *
+ * DIE references are "global": the offset in .debug_info, with
+ * DW_REF_TYPES set for .debug_types and DW_REF_ALT for the alternate
+ * (dwz) file.  DW_FORM_ref_sig8 is resolved through the type-unit index.
+ */
+#ifndef BTFC_DWARF_H
+#define BTFC_DWARF_H
+
+#include "base/diag.h"
+#include "base/slice.h"
+#include "dwarf/consts.h"
+
+#define DW_REF_TYPES ((uint64_t)1 << 62)
+#define DW_REF_ALT ((uint64_t)1 << 63)
+#define DW_REF_OFF(r) ((uint64_t)((r) & ~(DW_REF_TYPES | DW_REF_ALT)))
+#define DW_MAX_ATTRS 96		/* per DIE; abbrevs with more are malformed */
+#define DW_MAX_DEPTH 65536	/* DIE nesting limit */
+
+struct dw_sections {
+	struct bslice info, abbrev, str, line_str, str_offsets, addr, rnglists,
+		loclists, loc, ranges, types, line;
+};
+
+enum dw_class {
+	DW_CL_NONE, DW_CL_CONST,	/* u: unsigned constant (data*, udata) */
+	DW_CL_SCONST,			/* s: sdata, implicit_const */
+	DW_CL_STRING,			/* str */
+	DW_CL_REF,			/* u: global DIE reference */
+	DW_CL_SIG,			/* u: unresolved type signature */
+	DW_CL_BLOCK,			/* blk/len: block or exprloc */
+	DW_CL_FLAG,			/* u: 0/1 */
+	DW_CL_ADDR,			/* u: address (addrx resolved) */
+	DW_CL_SECOFF,			/* u: offset into another section */
+	DW_CL_LISTX,			/* u: loclistx/rnglistx, resolved to a section offset */
+	DW_CL_DATA16,			/* blk: 16 bytes */
+};
+
+struct dw_attr {
+	uint16_t at, form;
+	uint8_t cls;		/* enum dw_class */
+	uint32_t len;		/* block length */
+	union {
+		uint64_t u;
+		int64_t s;
+		const char *str;
+		const uint8_t *blk;
+	};
+};
+
+struct dw_abbrev;
+struct dw_abbrevs;
+struct dw_file;
+
+struct dw_unit {
+	uint64_t off;		/* of the header, in its section */
+	uint64_t end;		/* first byte after the unit */
+	uint64_t die_off;	/* of the unit DIE */
+	uint8_t version, unit_type, addr_size, offset_size;
+	bool in_types;		/* DWARF 4 .debug_types */
+	bool bad;		/* header unusable; walking it fails */
+	const struct dw_abbrevs *abbrevs;
+	uint64_t type_sig, type_off, dwo_id;
+	uint64_t str_offsets_base, addr_base, rnglists_base, loclists_base, low_pc;
+	uint32_t lang;
+	const char *name, *producer;
+	uint32_t index;		/* position among the file's units */
+};
+
+struct dw_die {
+	uint64_t off;		/* global reference of this DIE */
+	uint32_t tag;
+	uint16_t nattr;
+	bool has_children;
+	int depth;		/* 0 = unit DIE */
+	const struct dw_unit *unit;
+	struct dw_attr attr[DW_MAX_ATTRS];
+};
+
+/* Per-unit decoding context (internal; part of the cursor). */
+struct dw_dctx {
+	const struct dw_file *f;	/* file whose sections hold the unit */
+	const struct dw_unit *u;
+	uint64_t refbase;		/* added to unit-relative refs */
+	uint64_t altbit;		/* DW_REF_ALT when f is the alt file */
+	struct diag *d;
+};
+
+struct dw_cursor {
+	const struct dw_file *f;
+	struct dw_dctx x;
+	const uint8_t *sec, *p, *end;
+	int depth;		/* depth of the next DIE */
+};
+
+/*
+ * Index a file's DWARF.  path is only used in messages.  alt (may be NULL)
+ * is the already-opened dwz alternate file; it must outlive f.  Problems in
+ * one unit's header mark that unit bad (reported when walked) and stop the
+ * index only when later units cannot be located.  Errors: no .debug_info,
+ * malformed abbreviation tables, out of memory.
+ */
+int dw_file_open(struct dw_file **out, const char *path, const struct dw_sections *s,
+		 bool big_endian, const struct dw_file *alt, struct diag *d);
+void dw_file_free(struct dw_file *f);
+size_t dw_nunits(const struct dw_file *f);		/* .debug_info then .debug_types */
+const struct dw_unit *dw_unit_at(const struct dw_file *f, size_t i);
+const char *dw_file_path(const struct dw_file *f);
+const struct dw_file *dw_file_alt(const struct dw_file *f);
+/* First problem found while indexing (a bad unit header), or NULL. */
+const struct diag *dw_file_index_error(const struct dw_file *f);
+/* The unit containing global reference ref (in f or its alt file), or NULL. */
+const struct dw_unit *dw_unit_of(const struct dw_file *f, uint64_t ref);
+/* Resolve a type signature to a global DIE ref; 0 if unknown. */
+uint64_t dw_sig_lookup(const struct dw_file *f, uint64_t sig);
+
+int dw_cursor_init(struct dw_cursor *c, const struct dw_file *f, const struct dw_unit *u,
+		   struct diag *d);
+/*
+ * Decode the next DIE of the unit in preorder (null entries are consumed
+ * and reflected in die->depth).  Returns 1 with *die filled, 0 at the end of
+ * the unit, or a negative errno with the reason in the cursor's diag.
+ */
+int dw_next(struct dw_cursor *c, struct dw_die *die);
+/* Skip the children of die, the DIE last returned by dw_next(). */
+int dw_skip_children(struct dw_cursor *c, const struct dw_die *die);
+/* Decode the DIE at global reference ref (any unit of f or its alt file). */
+int dw_die_at(const struct dw_file *f, uint64_t ref, struct dw_die *die, struct diag *d);
+/* Walk a unit decoding only abbreviations and skipping values (the speed floor). */
+int dw_walk_skip(const struct dw_file *f, const struct dw_unit *u, uint64_t *ndies,
+		 struct diag *d);
+
+/* Attribute lookup in a decoded DIE; NULL if absent. */
+static inline const struct dw_attr *dw_attr(const struct dw_die *die, unsigned at)
+{
+	for (unsigned i = 0; i < die->nattr; i++)
+		if (die->attr[i].at == at)
+			return &die->attr[i];
+	return NULL;
+}
+const char *dw_name(const struct dw_die *die);	/* DW_AT_name or NULL */
+/* Unsigned value of a constant/flag/secoff attribute; false if absent or not constant. */
+bool dw_udata(const struct dw_die *die, unsigned at, uint64_t *v);
+bool dw_sdata(const struct dw_die *die, unsigned at, int64_t *v);
+bool dw_flag(const struct dw_die *die, unsigned at);
+/* The referenced DIE (DW_CL_REF, or DW_CL_SIG resolved); 0 if absent. */
+uint64_t dw_ref(const struct dw_file *f, const struct dw_die *die, unsigned at);
+
+/* Location of a parameter or variable, as far as BTF encoding needs it. */
+enum dw_loc_kind {
+	DW_LOC_NONE,		/* no location: optimized out */
+	DW_LOC_REG,		/* in register reg at entry */
+	DW_LOC_STACK,		/* on the stack / in memory (fbreg, breg, addr) */
+	DW_LOC_ENTRY_VALUE,	/* only as DW_OP_entry_value of register reg */
+	DW_LOC_CONST,		/* implicit value / stack value */
+	DW_LOC_OTHER,
+};
+struct dw_loc {
+	enum dw_loc_kind kind;
+	unsigned reg;		/* DWARF register number for REG/ENTRY_VALUE */
+	uint64_t addr;		/* DW_OP_addr operand for STACK from an address */
+	bool has_addr, is_list;
+};
+/* Classify one location expression. */
+int dw_expr_classify(const uint8_t *p, size_t len, uint8_t addr_size, struct dw_loc *out);
+/*
+ * Classify DW_AT_location of die: an exprloc/block is classified directly;
+ * a location list (DWARF 4 .debug_loc or DWARF 5 .debug_loclists) by its
+ * entry covering the function's entry pc (the first entry otherwise).
+ */
+int dw_loc_classify(const struct dw_file *f, const struct dw_die *die, uint64_t entry_pc,
+		    struct dw_loc *out, struct diag *d);
+
+const char *dw_tag_name(unsigned v);
+const char *dw_at_name(unsigned v);
+const char *dw_form_name(unsigned v);
+
+#endif

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BTFC_DWARF_INTERNAL_H
+#define BTFC_DWARF_INTERNAL_H
+
+#include "dwarf/dwarf.h"
+
+struct dw_spec {
+	uint16_t at, form;
+	int64_t implicit;	/* DW_FORM_implicit_const value */
+};
+
+struct dw_abbrev {
+	uint64_t code;
+	uint32_t tag;
+	uint16_t nattr;
+	bool children;
+	int16_t sibling;	/* index of DW_AT_sibling among specs, -1 if none */
+	uint32_t maxfix;	/* upper bound of the fixed-size value bytes */
+	int32_t fixed;		/* exact size of all values for the table's
+				 * addr/offset size, -1 if some form varies */
+	const struct dw_spec *specs;
+};
+
+struct dw_abbrevs {
+	uint64_t off;		/* in .debug_abbrev */
+	uint8_t asz, osz;	/* sizes "fixed" was computed for */
+	struct dw_abbrev *list;	/* in table order */
+	size_t n;
+	struct dw_abbrev **dense;	/* dense[code] when codes are small */
+	uint64_t ndense;
+	struct dw_spec *specs;
+};
+
+struct dw_file {
+	const char *path;
+	struct dw_sections s;
+	bool swap;
+	const struct dw_file *alt;
+	struct dw_unit *units;	/* .debug_info units, then .debug_types units */
+	size_t nunits, ninfo;
+	struct dw_abbrevs **tabs;	/* distinct tables, sorted by offset */
+	size_t ntabs;
+	uint64_t *sig_keys, *sig_vals;	/* open addressing, 0 = empty key */
+	size_t sig_slots;
+	struct diag index_err;
+};
+
+const struct dw_abbrev *dw_abbrev_find(const struct dw_abbrevs *t, uint64_t code);
+int dw_abbrevs_parse(const struct dw_file *f, uint64_t off, uint8_t asz, uint8_t osz,
+		     struct dw_abbrevs **out, struct diag *d);
+void dw_abbrevs_free(struct dw_abbrevs *t);
+
+/* Byte-order aware loads. */
+static inline uint16_t dw_u16(const struct dw_file *f, const uint8_t *p)
+{
+	uint16_t v = load16(p);
+	return f->swap ? bswap16(v) : v;
+}
+static inline uint32_t dw_u32(const struct dw_file *f, const uint8_t *p)
+{
+	uint32_t v = load32(p);
+	return f->swap ? bswap32(v) : v;
+}
+static inline uint64_t dw_u64(const struct dw_file *f, const uint8_t *p)
+{
+	uint64_t v = load64(p);
+	return f->swap ? bswap64(v) : v;
+}
+static inline uint64_t dw_uN(const struct dw_file *f, const uint8_t *p, unsigned n)
+{
+	switch (n) {
+	case 1: return p[0];
+	case 2: return dw_u16(f, p);
+	case 3: return f->swap ? (uint64_t)p[0] << 16 | p[1] << 8 | p[2]
+			       : (uint64_t)p[2] << 16 | p[1] << 8 | p[0];
+	case 4: return dw_u32(f, p);
+	default: return dw_u64(f, p);
+	}
+}
+
+/* LEB128; on overrun *p is set past end (callers check p > end). */
+static inline uint64_t dw_uleb(const uint8_t **pp, const uint8_t *end)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (p < end) {
+		uint8_t b = *p++;
+
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			*pp = p;
+			return v;
+		}
+	}
+	*pp = end + 1;
+	return 0;
+}
+
+static inline int64_t dw_sleb(const uint8_t **pp, const uint8_t *end)
+{
+	const uint8_t *p = *pp;
+	int64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b = 0;
+
+	while (p < end) {
+		b = *p++;
+		if (shift < 64)
+			v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				v |= -((int64_t)1 << shift);
+			*pp = p;
+			return v;
+		}
+	}
+	*pp = end + 1;
+	return 0;
+}
+
+#endif

@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The unit index: one serial pass over unit headers. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "base/hash.h"
+#include "base/mem.h"
+#include "dwarf/internal.h"
+
+int dw_scan_unit_die(const struct dw_file *f, struct dw_unit *u, struct diag *d);
+
+PRINTF_LIKE(4, 5)
+static int unit_err(struct dw_file *f, struct dw_unit *u, const char *sec, const char *fmt, ...)
+{
+	char msg[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	u->bad = true;
+	return diag_err(&f->index_err, EINVAL, "%s: %s unit 0x%llx: %s", f->path, sec,
+			(unsigned long long)u->off, msg);
+}
+
+static int find_abbrevs(struct dw_file *f, uint64_t off, uint8_t asz, uint8_t osz,
+			const struct dw_abbrevs **out, struct diag *d)
+{
+	size_t lo = 0, hi = f->ntabs, i;
+	struct dw_abbrevs *t;
+	int err;
+
+	/* Units usually come in abbrev-offset order: check the last table first. */
+	if (f->ntabs && f->tabs[f->ntabs - 1]->off == off) {
+		*out = f->tabs[f->ntabs - 1];
+		return 0;
+	}
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (f->tabs[mid]->off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < f->ntabs && f->tabs[lo]->off == off) {
+		*out = f->tabs[lo];
+		return 0;
+	}
+	if ((err = dw_abbrevs_parse(f, off, asz, osz, &t, d)))
+		return err;
+	{
+		struct dw_abbrevs **n = mem_realloc(f->tabs, (f->ntabs + 1) * sizeof(*n));
+
+		if (!n) {
+			dw_abbrevs_free(t);
+			return diag_err(d, ENOMEM, "%s: out of memory", f->path);
+		}
+		f->tabs = n;
+	}
+	for (i = f->ntabs; i > lo; i--)
+		f->tabs[i] = f->tabs[i - 1];
+	f->tabs[lo] = t;
+	f->ntabs++;
+	*out = t;
+	return 0;
+}
+
+/* Parse the units of one section; returns <0 only for fatal errors. */
+static int index_section(struct dw_file *f, struct bslice sec, bool types, size_t *cap,
+			 struct diag *d)
+{
+	const char *sname = types ? ".debug_types" : ".debug_info";
+	uint64_t off = 0;
+	int err;
+
+	while (off < sec.len) {
+		const uint8_t *p = sec.p + off, *end = sec.p + sec.len;
+		struct dw_unit *u;
+		uint64_t len, abbrev_off;
+
+		if ((err = VEC_RESERVE(f->units, *cap, f->nunits + 1)))
+			return diag_err(d, ENOMEM, "%s: out of memory", f->path);
+		u = &f->units[f->nunits];
+		memset(u, 0, sizeof(*u));
+		u->off = off;
+		u->in_types = types;
+		u->index = (uint32_t)f->nunits;
+		if (end - p < 4) {
+			unit_err(f, u, sname, "truncated unit length at 0x%llx", (unsigned long long)off);
+			break;
+		}
+		len = dw_u32(f, p);
+		p += 4;
+		u->offset_size = 4;
+		if (len == 0xffffffff) {
+			if (end - p < 8) {
+				unit_err(f, u, sname, "truncated 64-bit unit length at 0x%llx", (unsigned long long)off);
+				break;
+			}
+			len = dw_u64(f, p);
+			p += 8;
+			u->offset_size = 8;
+		} else if (len >= 0xfffffff0) {
+			unit_err(f, u, sname, "reserved unit length value 0x%llx", (unsigned long long)len);
+			break;
+		}
+		if (len > (uint64_t)(end - p)) {
+			unit_err(f, u, sname, "unit length 0x%llx runs past the end of the section", (unsigned long long)len);
+			f->nunits++;
+			break;
+		}
+		u->end = (uint64_t)(p - sec.p) + len;
+		f->nunits++;
+		off = u->end;
+		end = sec.p + u->end;
+		if (end - p < 2) {
+			unit_err(f, u, sname, "unit too short for a header (length 0x%llx)", (unsigned long long)len);
+			continue;
+		}
+		u->version = (uint8_t)dw_u16(f, p);
+		p += 2;
+		if (u->version < 2 || u->version > 5) {
+			unit_err(f, u, sname, "unsupported DWARF version %llu", (unsigned long long)u->version);
+			continue;
+		}
+		if (u->version >= 5) {
+			if (end - p < 2 + u->offset_size) {
+				unit_err(f, u, sname, "truncated header (length 0x%llx)", (unsigned long long)len);
+				continue;
+			}
+			u->unit_type = p[0];
+			u->addr_size = p[1];
+			p += 2;
+			abbrev_off = dw_uN(f, p, u->offset_size);
+			p += u->offset_size;
+			switch (u->unit_type) {
+			case DW_UT_compile:
+			case DW_UT_partial:
+				break;
+			case DW_UT_skeleton:
+			case DW_UT_split_compile:
+				if (end - p < 8) {
+					unit_err(f, u, sname, "truncated header (length 0x%llx)", (unsigned long long)len);
+					continue;
+				}
+				u->dwo_id = dw_u64(f, p);
+				p += 8;
+				break;
+			case DW_UT_type:
+			case DW_UT_split_type:
+				if (end - p < 8 + u->offset_size) {
+					unit_err(f, u, sname, "truncated header (length 0x%llx)", (unsigned long long)len);
+					continue;
+				}
+				u->type_sig = dw_u64(f, p);
+				u->type_off = dw_uN(f, p + 8, u->offset_size);
+				p += 8 + u->offset_size;
+				break;
+			default:
+				unit_err(f, u, sname, "unknown unit type 0x%llx", (unsigned long long)u->unit_type);
+				continue;
+			}
+		} else {
+			if (end - p < u->offset_size + 1) {
+				unit_err(f, u, sname, "truncated header (length 0x%llx)", (unsigned long long)len);
+				continue;
+			}
+			abbrev_off = dw_uN(f, p, u->offset_size);
+			p += u->offset_size;
+			u->addr_size = *p++;
+			u->unit_type = DW_UT_compile;
+			if (types) {
+				if (end - p < 8 + u->offset_size) {
+					unit_err(f, u, sname, "truncated header (length 0x%llx)", (unsigned long long)len);
+					continue;
+				}
+				u->unit_type = DW_UT_type;
+				u->type_sig = dw_u64(f, p);
+				u->type_off = dw_uN(f, p + 8, u->offset_size);
+				p += 8 + u->offset_size;
+			}
+		}
+		if (u->addr_size != 4 && u->addr_size != 8 && u->addr_size != 2) {
+			unit_err(f, u, sname, "unsupported address size %llu", (unsigned long long)u->addr_size);
+			continue;
+		}
+		u->die_off = (uint64_t)(p - sec.p);
+		if (u->type_off && (u->type_off < u->die_off - u->off ||
+				    u->off + u->type_off >= u->end)) {
+			unit_err(f, u, sname, "type offset 0x%llx outside the unit", (unsigned long long)u->type_off);
+			continue;
+		}
+		if ((err = find_abbrevs(f, abbrev_off, u->addr_size, u->offset_size, &u->abbrevs,
+					 &f->index_err))) {
+			if (err == -ENOMEM)
+				return diag_err(d, ENOMEM, "%s: out of memory", f->path);
+			u->bad = true;
+			continue;
+		}
+		if (u->version >= 5) {
+			/* Defaults for units without explicit bases (split units). */
+			u->str_offsets_base = u->offset_size == 8 ? 16 : 8;
+			u->addr_base = 8;
+		}
+		if ((err = dw_scan_unit_die(f, u, &f->index_err))) {
+			if (err == -ENOMEM)
+				return diag_err(d, ENOMEM, "%s: out of memory", f->path);
+			u->bad = true;
+		}
+	}
+	return 0;
+}
+
+static int build_sig_index(struct dw_file *f, struct diag *d)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < f->nunits; i++)
+		if (f->units[i].type_sig && !f->units[i].bad)
+			n++;
+	if (!n)
+		return 0;
+	f->sig_slots = 16;
+	while (f->sig_slots < n * 2)
+		f->sig_slots *= 2;
+	f->sig_keys = mem_array(f->sig_slots, sizeof(uint64_t));
+	f->sig_vals = mem_array(f->sig_slots, sizeof(uint64_t));
+	if (!f->sig_keys || !f->sig_vals)
+		return diag_err(d, ENOMEM, "%s: out of memory", f->path);
+	for (i = 0; i < f->nunits; i++) {
+		const struct dw_unit *u = &f->units[i];
+		size_t j;
+
+		if (!u->type_sig || u->bad)
+			continue;
+		for (j = hash_mix(u->type_sig) & (f->sig_slots - 1); f->sig_keys[j];
+		     j = (j + 1) & (f->sig_slots - 1))
+			if (f->sig_keys[j] == u->type_sig)
+				break;
+		if (f->sig_keys[j])
+			continue;	/* duplicate signature: first unit wins */
+		f->sig_keys[j] = u->type_sig;
+		f->sig_vals[j] = (u->off + u->type_off) | (u->in_types ? DW_REF_TYPES : 0);
+	}
+	return 0;
+}
+
+int dw_file_open(struct dw_file **out, const char *path, const struct dw_sections *s,
+		 bool big_endian, const struct dw_file *alt, struct diag *d)
+{
+	struct dw_file *f;
+	size_t cap = 0;
+	int err;
+
+	*out = NULL;
+	if (!s->info.len && !s->types.len)
+		return diag_err(d, ENODATA, "%s: no DWARF debug info (.debug_info is missing or empty)",
+				path);
+	f = mem_zalloc(sizeof(*f));
+	if (!f)
+		return diag_err(d, ENOMEM, "%s: out of memory", path);
+	f->path = path;
+	f->s = *s;
+	f->swap = big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	f->alt = alt;
+	/* String sections: only offsets before the last NUL are valid, so every
+	 * string handed out is terminated inside the section. */
+	while (f->s.str.len && f->s.str.p[f->s.str.len - 1])
+		f->s.str.len--;
+	while (f->s.line_str.len && f->s.line_str.p[f->s.line_str.len - 1])
+		f->s.line_str.len--;
+	if ((err = index_section(f, f->s.info, false, &cap, d)))
+		goto fail;
+	f->ninfo = f->nunits;
+	if ((err = index_section(f, f->s.types, true, &cap, d)))
+		goto fail;
+	if ((err = build_sig_index(f, d)))
+		goto fail;
+	*out = f;
+	return 0;
+fail:
+	dw_file_free(f);
+	return err;
+}
+
+void dw_file_free(struct dw_file *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->ntabs; i++)
+		dw_abbrevs_free(f->tabs[i]);
+	mem_free(f->tabs);
+	mem_free(f->units);
+	mem_free(f->sig_keys);
+	mem_free(f->sig_vals);
+	mem_free(f);
+}
+
+size_t dw_nunits(const struct dw_file *f) { return f->nunits; }
+const struct dw_unit *dw_unit_at(const struct dw_file *f, size_t i)
+{
+	return i < f->nunits ? &f->units[i] : NULL;
+}
+const char *dw_file_path(const struct dw_file *f) { return f->path; }
+const struct dw_file *dw_file_alt(const struct dw_file *f) { return f->alt; }
+const struct diag *dw_file_index_error(const struct dw_file *f)
+{
+	return f->index_err.code ? &f->index_err : NULL;
+}
+
+const struct dw_unit *dw_unit_of(const struct dw_file *f, uint64_t ref)
+{
+	uint64_t off = DW_REF_OFF(ref);
+	size_t lo, hi;
+
+	if (ref & DW_REF_ALT) {
+		if (!f->alt)
+			return NULL;
+		f = f->alt;
+	}
+	if (ref & DW_REF_TYPES) {
+		lo = f->ninfo;
+		hi = f->nunits;
+	} else {
+		lo = 0;
+		hi = f->ninfo;
+	}
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct dw_unit *u = &f->units[mid];
+
+		if (off < u->off)
+			hi = mid;
+		else if (off >= u->end)
+			lo = mid + 1;
+		else
+			return u->bad ? NULL : u;
+	}
+	return NULL;
+}
+
+uint64_t dw_sig_lookup(const struct dw_file *f, uint64_t sig)
+{
+	size_t j;
+
+	if (!f->sig_slots || !sig)
+		return 0;
+	for (j = hash_mix(sig) & (f->sig_slots - 1); f->sig_keys[j]; j = (j + 1) & (f->sig_slots - 1))
+		if (f->sig_keys[j] == sig)
+			return f->sig_vals[j];
+	return 0;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * An ELF file's DWARF, ready to read: the ELF opened, its debug sections
+ * prepared (decompressed, relocated) and indexed, and the dwz alternate
+ * file (.gnu_debugaltlink) opened when there is one.
+ */
+#ifndef BTFC_ENCODE_INPUT_H
+#define BTFC_ENCODE_INPUT_H
+
+#include "dwarf/dwarf.h"
+#include "elf/elf.h"
+
+struct dwarf_input {
+	struct belf *elf, *alt_elf;
+	struct dw_file *dw, *alt;
+	char *alt_path;
+};
+
+/* Open path's DWARF; an ELF with no DWARF is an error (ENODATA). */
+int dwarf_input_open(struct dwarf_input *in, const char *path, struct diag *d);
+void dwarf_input_close(struct dwarf_input *in);
+/* Fetch every debug section of e into s. */
+int dwarf_sections_load(struct belf *e, struct dw_sections *s, struct diag *d);
+
+#endif

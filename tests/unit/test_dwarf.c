@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "test.h"
+
+#include "dwarf/internal.h"
+
+TEST(leb128)
+{
+	static const uint8_t u[] = { 0xe5, 0x8e, 0x26 }, s[] = { 0xc0, 0xbb, 0x78 }, t[] = { 0x80 };
+	const uint8_t *p = u;
+
+	CHECK_EQ_U(dw_uleb(&p, u + 3), 624485);
+	CHECK(p == u + 3);
+	p = s;
+	CHECK(dw_sleb(&p, s + 3) == -123456);
+	p = t;
+	dw_uleb(&p, t + 1);
+	CHECK(p > t + 1);	/* truncated: reported as overrun */
+}
+
+TEST(expr_classify)
+{
+	static const uint8_t reg5[] = { DW_OP_reg0 + 5 }, fb[] = { DW_OP_fbreg, 0x70 },
+		ev[] = { DW_OP_entry_value, 1, DW_OP_reg0 + 4, DW_OP_stack_value },
+		regx[] = { DW_OP_regx, 17 }, lit[] = { DW_OP_lit0 + 3, DW_OP_stack_value };
+	struct dw_loc l;
+
+	CHECK(dw_expr_classify(reg5, 1, 8, &l) == 0 && l.kind == DW_LOC_REG && l.reg == 5);
+	CHECK(dw_expr_classify(fb, 2, 8, &l) == 0 && l.kind == DW_LOC_STACK);
+	CHECK(dw_expr_classify(ev, 4, 8, &l) == 0 && l.kind == DW_LOC_ENTRY_VALUE && l.reg == 4);
+	CHECK(dw_expr_classify(regx, 2, 8, &l) == 0 && l.kind == DW_LOC_REG && l.reg == 17);
+	CHECK(dw_expr_classify(lit, 2, 8, &l) == 0 && l.kind == DW_LOC_CONST);
+	CHECK(dw_expr_classify(reg5, 0, 8, &l) == 0 && l.kind == DW_LOC_NONE);
+}
+
+/*
+ * A hand-made DWARF 4 unit:
+ *   compile_unit "cu"
+ *     structure_type "s" byte_size 8 (children)
+ *       member "a" type -> base
+ *     base_type "int" byte_size 4
+ */
+static const uint8_t abbrev[] = {
+	1, DW_TAG_compile_unit, 1, DW_AT_name, DW_FORM_string, 0, 0,
+	2, DW_TAG_structure_type, 1, DW_AT_name, DW_FORM_string, DW_AT_byte_size, DW_FORM_data1,
+	DW_AT_sibling, DW_FORM_ref4, 0, 0,
+	3, DW_TAG_member, 0, DW_AT_name, DW_FORM_string, DW_AT_type, DW_FORM_ref4, 0, 0,
+	4, DW_TAG_base_type, 0, DW_AT_name, DW_FORM_string, DW_AT_byte_size, DW_FORM_udata,
+	DW_AT_encoding, DW_FORM_implicit_const, 5, 0, 0,
+	0,
+};
+
+static const uint8_t info[] = {
+	0, 0, 0, 0,		/* length, patched */
+	4, 0,			/* version */
+	0, 0, 0, 0,		/* abbrev offset */
+	8,			/* addr size */
+	/* 0x0b */ 1, 'c', 'u', 0,
+	/* 0x0f */ 2, 's', 0, 8, 0x1e, 0, 0, 0,
+	/* 0x17 */ 3, 'a', 0, 0x1e, 0, 0, 0,
+	/* 0x1e */ 0,		/* end of the struct's children */
+	/* 0x1f */ 4, 'i', 'n', 't', 0, 4,
+	/* 0x25 */ 0,
+};
+
+static struct dw_file *open_mem(uint8_t *buf, size_t len, struct diag *d)
+{
+	struct dw_sections s = { 0 };
+	struct dw_file *f = NULL;
+
+	s.info.p = buf;
+	s.info.len = len;
+	s.abbrev.p = abbrev;
+	s.abbrev.len = sizeof(abbrev);
+	dw_file_open(&f, "mem", &s, false, NULL, d);
+	return f;
+}
+
+TEST(decode_handmade_unit)
+{
+	uint8_t buf[sizeof(info)];
+	struct dw_die die;
+	struct dw_cursor c;
+	struct dw_file *f;
+	struct diag d;
+	uint64_t v, n = 0;
+
+	memcpy(buf, info, sizeof(buf));
+	buf[0] = sizeof(buf) - 4;
+	buf[0x13] = 0x1f;	/* sibling of "s" -> the base type */
+	buf[0x1a] = 0x1f;	/* member type -> the base type */
+	diag_clear(&d);
+	f = open_mem(buf, sizeof(buf), &d);
+	REQUIRE(f != NULL);
+	REQUIRE(dw_nunits(f) == 1);
+	CHECK_STR(dw_unit_at(f, 0)->name, "cu");
+	REQUIRE(dw_cursor_init(&c, f, dw_unit_at(f, 0), &d) == 0);
+	REQUIRE(dw_next(&c, &die) == 1);
+	CHECK(die.tag == DW_TAG_compile_unit && die.depth == 0);
+	REQUIRE(dw_next(&c, &die) == 1);
+	CHECK(die.tag == DW_TAG_structure_type && die.depth == 1);
+	CHECK_STR(dw_name(&die), "s");
+	CHECK(dw_udata(&die, DW_AT_byte_size, &v) && v == 8);
+	REQUIRE(dw_skip_children(&c, &die) == 0);	/* via DW_AT_sibling */
+	REQUIRE(dw_next(&c, &die) == 1);
+	CHECK(die.tag == DW_TAG_base_type && die.depth == 1);
+	CHECK(dw_udata(&die, DW_AT_byte_size, &v) && v == 4);
+	CHECK(dw_sdata(&die, DW_AT_encoding, (int64_t *)&v) && v == 5);
+	CHECK(dw_next(&c, &die) == 0);
+	/* The member's type reference resolves to the base type. */
+	REQUIRE(dw_die_at(f, 0x17, &die, &d) == 0);
+	CHECK(die.tag == DW_TAG_member);
+	CHECK_EQ_U(dw_ref(f, &die, DW_AT_type), 0x1f);
+	REQUIRE(dw_die_at(f, dw_ref(f, &die, DW_AT_type), &die, &d) == 0);
+	CHECK_STR(dw_name(&die), "int");
+	CHECK(dw_walk_skip(f, dw_unit_at(f, 0), &n, &d) == 0);
+	CHECK_EQ_U(n, 4);
+	dw_file_free(f);
+}
+
+TEST(decode_errors_name_unit_and_die)
+{
+	uint8_t buf[sizeof(info)];
+	struct dw_die die;
+	struct dw_cursor c;
+	struct dw_file *f;
+	struct diag d;
+	int r;
+
+	memcpy(buf, info, sizeof(buf));
+	buf[0] = sizeof(buf) - 4;
+	buf[0x17] = 9;	/* abbrev code 9 does not exist */
+	diag_clear(&d);
+	f = open_mem(buf, sizeof(buf), &d);
+	REQUIRE(f != NULL);
+	REQUIRE(dw_cursor_init(&c, f, dw_unit_at(f, 0), &d) == 0);
+	while ((r = dw_next(&c, &die)) > 0)
+		;
+	CHECK(r == -EINVAL);
+	CHECK(strstr(d.msg, "mem: .debug_info unit 0x0: DIE 0x17: abbreviation code") != NULL);
+	dw_file_free(f);
+
+	memcpy(buf, info, sizeof(buf));
+	buf[0] = 0x70;	/* length past the end */
+	diag_clear(&d);
+	f = open_mem(buf, sizeof(buf), &d);
+	REQUIRE(f != NULL);
+	CHECK(dw_unit_at(f, 0)->bad);
+	REQUIRE(dw_file_index_error(f) != NULL);
+	CHECK(strstr(dw_file_index_error(f)->msg, "unit length 0x70 runs past") != NULL);
+	CHECK(dw_cursor_init(&c, f, dw_unit_at(f, 0), &d) < 0);
+	dw_file_free(f);
+}

@@ -102,3 +102,10 @@ clean:
 
 .PHONY: all test check-kernel bench fuzz install clean
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
+
+# The README's bundled example: a C fixture compiled with -g, read by btfc.
+example: $(O)/btfc
+	@mkdir -p $(O)/example
+	$(Q)$(CC) -g -O2 -c tests/fixtures/types.c -o $(O)/example/types.o
+	$(O)/btfc dwarf --stats $(O)/example/types.o
+.PHONY: example

@@ -78,7 +78,11 @@ static inline uint64_t dw_uN(const struct dw_file *f, const uint8_t *p, unsigned
 	}
 }
 
-/* LEB128; on overrun *p is set past end (callers check p > end). */
+/*
+ * LEB128.  On overrun *pp is set to one past end (callers check p > end);
+ * computed on integers so no out-of-bounds pointer arithmetic happens.
+ */
+#define DW_OVERRUN(end) ((const uint8_t *)((uintptr_t)(end) + 1))
 static inline uint64_t dw_uleb(const uint8_t **pp, const uint8_t *end)
 {
 	const uint8_t *p = *pp;
@@ -96,7 +100,7 @@ static inline uint64_t dw_uleb(const uint8_t **pp, const uint8_t *end)
 			return v;
 		}
 	}
-	*pp = end + 1;
+	*pp = DW_OVERRUN(end);
 	return 0;
 }
 
@@ -119,7 +123,7 @@ static inline int64_t dw_sleb(const uint8_t **pp, const uint8_t *end)
 			return v;
 		}
 	}
-	*pp = end + 1;
+	*pp = DW_OVERRUN(end);
 	return 0;
 }
 

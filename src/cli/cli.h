@@ -20,6 +20,27 @@ struct cli_cmd {
 };
 
 int cmd_dwarf(int argc, char **argv);
+int cmd_encode(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_dedup(int argc, char **argv);
+
+struct btf;
+/*
+ * Read the BTF bytes of path: a raw blob (either byte order) as is, or the
+ * .BTF section of an ELF file.  *data is mem_alloc'ed.
+ */
+int cli_btf_blob(const char *path, void **data, size_t *len, struct diag *d);
+/* The implied base of path: /sys/kernel/btf/vmlinux for module BTF in sysfs. */
+const char *cli_btf_default_base(const char *path);
+/*
+ * Parse path (split on base_path, or on its implied base); *base is NULL
+ * when there is none.  Free both with btf_free.  Parsed for reading
+ * (BTF_PARSE_NO_STR_INDEX).
+ */
+int cli_btf_load(const char *path, const char *base_path, struct btf **base,
+		 struct btf **btf, struct diag *d);
 
 /* Print "btfc: <msg>" for a failed diag (or the errno text) to stderr. */
 void cli_report(const struct diag *d, int err);

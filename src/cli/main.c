@@ -7,7 +7,12 @@
 #include "cli/cli.h"
 
 static const struct cli_cmd commands[] = {
+	{ "encode", cmd_encode, "DWARF -> BTF for vmlinux or (with --base) a module" },
 	{ "dwarf", cmd_dwarf, "print DWARF units and DIEs, or --stats over all DIEs" },
+	{ "dump", cmd_dump, "print BTF types (raw text like bpftool, json, or a C header)" },
+	{ "verify", cmd_verify, "check BTF with the kernel's rules (--strict: user-BTF rules)" },
+	{ "convert", cmd_convert, "rewrite BTF (raw or ELF .BTF) as a raw blob, optionally byte-swapped" },
+	{ "dedup", cmd_dedup, "deduplicate BTF like libbpf btf__dedup (1.1.2 semantics), in parallel" },
 };
 
 static void usage(FILE *f)

@@ -500,6 +500,24 @@ int dw_cursor_init(struct dw_cursor *c, const struct dw_file *f, const struct dw
 	return 0;
 }
 
+int dw_cursor_at(struct dw_cursor *c, const struct dw_file *f, uint64_t ref, struct diag *d)
+{
+	const struct dw_unit *u = dw_unit_of(f, ref);
+	int r;
+
+	if (!u)
+		return diag_err(d, EINVAL, "%s: DIE reference 0x%llx%s is outside every unit", f->path,
+				(unsigned long long)DW_REF_OFF(ref), ref & DW_REF_ALT ? " (alt file)" : "");
+	if ((r = dw_cursor_init(c, f, u, d)))
+		return r;
+	if (DW_REF_OFF(ref) < u->die_off)
+		return diag_err(d, EINVAL, "%s: DIE reference 0x%llx points into a unit header",
+				f->path, (unsigned long long)DW_REF_OFF(ref));
+	c->p = c->sec + DW_REF_OFF(ref);
+	c->depth = 1;
+	return 0;
+}
+
 int dw_next(struct dw_cursor *c, struct dw_die *die)
 {
 	const struct dw_abbrev *ab = NULL;

@@ -128,6 +128,12 @@ uint64_t dw_sig_lookup(const struct dw_file *f, uint64_t sig);
 int dw_cursor_init(struct dw_cursor *c, const struct dw_file *f, const struct dw_unit *u,
 		   struct diag *d);
 /*
+ * Position a cursor on the DIE at global reference ref, so that dw_next()
+ * returns it at depth 1 and its descendants deeper; a DIE at depth <= 1
+ * after it means its subtree is done.
+ */
+int dw_cursor_at(struct dw_cursor *c, const struct dw_file *f, uint64_t ref, struct diag *d);
+/*
  * Decode the next DIE of the unit in preorder (null entries are consumed
  * and reflected in die->depth).  Returns 1 with *die filled, 0 at the end of
  * the unit, or a negative errno with the reason in the cursor's diag.

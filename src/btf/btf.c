@@ -1,0 +1,800 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The BTF model: storage, lookups, the builder API, field iteration, append. */
+#include "btf/btf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "base/mem.h"
+#include "btf/btf_internal.h"
+
+static const char *const kind_names[NR_BTF_KINDS] = {
+	[BTF_KIND_UNKN] = "UNKNOWN",	[BTF_KIND_INT] = "INT",
+	[BTF_KIND_PTR] = "PTR",		[BTF_KIND_ARRAY] = "ARRAY",
+	[BTF_KIND_STRUCT] = "STRUCT",	[BTF_KIND_UNION] = "UNION",
+	[BTF_KIND_ENUM] = "ENUM",	[BTF_KIND_FWD] = "FWD",
+	[BTF_KIND_TYPEDEF] = "TYPEDEF",	[BTF_KIND_VOLATILE] = "VOLATILE",
+	[BTF_KIND_CONST] = "CONST",	[BTF_KIND_RESTRICT] = "RESTRICT",
+	[BTF_KIND_FUNC] = "FUNC",	[BTF_KIND_FUNC_PROTO] = "FUNC_PROTO",
+	[BTF_KIND_VAR] = "VAR",		[BTF_KIND_DATASEC] = "DATASEC",
+	[BTF_KIND_FLOAT] = "FLOAT",	[BTF_KIND_DECL_TAG] = "DECL_TAG",
+	[BTF_KIND_TYPE_TAG] = "TYPE_TAG", [BTF_KIND_ENUM64] = "ENUM64",
+};
+
+const char *btf_kind_str(unsigned kind)
+{
+	return kind <= BTF_KIND_MAX ? kind_names[kind] : "UNKNOWN";
+}
+
+int btf_type_data_size(const struct btf_type *t, const struct btf_layout *layout,
+		       size_t nlayout)
+{
+	unsigned kind = btf_kind(t), vlen = btf_vlen(t);
+
+	switch (kind) {
+	case BTF_KIND_PTR:
+	case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG:
+		return 0;
+	case BTF_KIND_INT:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG:
+		return 4;
+	case BTF_KIND_ARRAY:
+		return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return vlen * sizeof(struct btf_enum);
+	case BTF_KIND_ENUM64:
+		return vlen * sizeof(struct btf_enum64);
+	case BTF_KIND_FUNC_PROTO:
+		return vlen * sizeof(struct btf_param);
+	case BTF_KIND_DATASEC:
+		return vlen * sizeof(struct btf_var_secinfo);
+	default:
+		if (layout && kind < nlayout && kind != 0 &&
+		    !(layout[kind].info_sz % 4) && !(layout[kind].elem_sz % 4))
+			return layout[kind].info_sz + vlen * layout[kind].elem_sz;
+		return -EINVAL;
+	}
+}
+
+struct btf *btf_new(const struct btf *base)
+{
+	struct btf *btf = mem_zalloc(sizeof(*btf));
+
+	if (!btf)
+		return NULL;
+	btf->base = base;
+	if (base) {
+		btf->start_id = btf_type_count(base);
+		btf->start_str_off = btf_strs_end(base);
+		btf->endian = base->endian;
+	} else {
+		btf->start_id = 1;
+		btf->endian = btf_host_endian();
+	}
+	btf->hdr_len = BTF_HDR_LEN;
+	btf->last_type_kind = -1;
+	if (strset_init(&btf->strs, base == NULL)) {
+		mem_free(btf);
+		return NULL;
+	}
+	return btf;
+}
+
+void btf_free(struct btf *btf)
+{
+	if (!btf)
+		return;
+	mem_free(btf->types);
+	mem_free(btf->index);
+	mem_free(btf->layout);
+	strset_free(&btf->strs);
+	mem_free(btf);
+}
+
+int btf_strs_init_raw(struct strset *s, const char *data, size_t len)
+{
+	memset(s, 0, sizeof(*s));
+	s->cap = len ? len : 1;
+	s->data = mem_alloc(s->cap);
+	if (!s->data)
+		return -ENOMEM;
+	if (len)
+		memcpy(s->data, data, len);
+	s->len = len;
+	return 0;
+}
+
+int btf_strs_index(struct strset *s)
+{
+	struct strset n;
+	int err;
+
+	if (s->nslots)
+		return 0;
+	if ((err = strset_init_from(&n, s->data, s->len)))
+		return err;
+	strset_free(s);
+	*s = n;
+	return 0;
+}
+
+int btf_index_strings(struct btf *btf)
+{
+	return btf_strs_index(&btf->strs);
+}
+
+/* Offset of str in an unindexed section: a scan over NUL-separated strings. */
+static int64_t scan_str(const struct strset *s, const char *str, size_t len)
+{
+	const char *p = s->data, *end = s->data + s->len;
+
+	while (p < end) {
+		const char *z = memchr(p, 0, (size_t)(end - p));
+
+		if (!z)
+			break;
+		if ((size_t)(z - p) == len && !memcmp(p, str, len))
+			return p - s->data;
+		p = z + 1;
+	}
+	return -ENOENT;
+}
+
+static const struct btf_type void_type;
+
+const struct btf_type *btf_type_by_id(const struct btf *btf, uint32_t id)
+{
+	while (id < btf->start_id) {
+		if (id == 0)
+			return &void_type;
+		btf = btf->base;
+	}
+	id -= btf->start_id;
+	if (id >= btf->nr_types)
+		return NULL;
+	return (const struct btf_type *)(btf->types + btf->index[id]);
+}
+
+struct btf_type *btf_type_mut(struct btf *btf, uint32_t id)
+{
+	if (id < btf->start_id || id - btf->start_id >= btf->nr_types)
+		return NULL;
+	return (struct btf_type *)(btf->types + btf->index[id - btf->start_id]);
+}
+
+const char *btf_name(const struct btf *btf, uint32_t off)
+{
+	while (off < btf->start_str_off)
+		btf = btf->base;
+	return strset_get(&btf->strs, off - btf->start_str_off);
+}
+
+int64_t btf_find_str(const struct btf *btf, const char *str)
+{
+	size_t len = strlen(str);
+
+	for (; btf; btf = btf->base) {
+		int64_t off = btf->strs.nslots ? strset_find(&btf->strs, str, len)
+					       : scan_str(&btf->strs, str, len);
+
+		if (off >= 0)
+			return btf->start_str_off + off;
+	}
+	return -ENOENT;
+}
+
+int64_t btf_add_str(struct btf *btf, const char *str)
+{
+	size_t len = strlen(str);
+	int64_t off;
+
+	if (btf->base) {
+		off = btf_find_str(btf->base, str);
+		if (off >= 0)
+			return off;
+	}
+	if (btf_strs_index(&btf->strs))
+		return diag_err(&btf->err, ENOMEM, "out of memory indexing strings");
+	off = strset_add(&btf->strs, str, len);
+	if (off < 0)
+		return diag_err(&btf->err, (int)-off, "cannot add string \"%.64s\"", str);
+	if ((uint64_t)off + btf->start_str_off > 0x7fffffff)
+		return diag_err(&btf->err, E2BIG, "string section exceeds 2 GiB");
+	return btf->start_str_off + off;
+}
+
+int btf_find_by_name_kind(const struct btf *btf, const char *name, unsigned kind)
+{
+	uint32_t i, n;
+	int id;
+
+	if (btf->base) {
+		id = btf_find_by_name_kind(btf->base, name, kind);
+		if (id >= 0)
+			return id;
+	}
+	if (kind == BTF_KIND_UNKN && !strcmp(name, "void"))
+		return 0;
+	n = btf->nr_types;
+	for (i = 0; i < n; i++) {
+		const struct btf_type *t = (const void *)(btf->types + btf->index[i]);
+		const char *s;
+
+		if (btf_kind(t) != kind)
+			continue;
+		s = btf_name(btf, t->name_off);
+		if (s && !strcmp(s, name))
+			return (int)(btf->start_id + i);
+	}
+	return -ENOENT;
+}
+
+/* ---- builder ---------------------------------------------------------- */
+
+/* Reserve a new record of nwords words; returns its word offset or -errno. */
+static int64_t reserve_type(struct btf *btf, size_t nwords)
+{
+	size_t off = btf->types_len;
+
+	if (btf_type_count(btf) > 0x7ffffffe)
+		return diag_err(&btf->err, E2BIG, "too many types (%u)", btf_type_count(btf));
+	if (VEC_RESERVE(btf->types, btf->types_cap, off + nwords) ||
+	    VEC_RESERVE(btf->index, btf->index_cap, btf->nr_types + 1))
+		return diag_err(&btf->err, ENOMEM, "out of memory adding type %u",
+				btf_type_count(btf));
+	return (int64_t)off;
+}
+
+static int commit_type(struct btf *btf, size_t off, size_t nwords, unsigned kind)
+{
+	btf->types_len = off + nwords;
+	btf->index[btf->nr_types] = (uint32_t)off;
+	btf->last_type_kind = (int)kind;
+	return (int)(btf->start_id + btf->nr_types++);
+}
+
+int btf_add_raw(struct btf *btf, const struct btf_type *t, size_t bytes)
+{
+	size_t nwords = bytes / 4;
+	int64_t off;
+
+	if (bytes < sizeof(*t) || bytes % 4)
+		return diag_err(&btf->err, EINVAL, "raw record of %zu bytes", bytes);
+	off = reserve_type(btf, nwords);
+	if (off < 0)
+		return (int)off;
+	memcpy(btf->types + off, t, bytes);
+	return commit_type(btf, (size_t)off, nwords, btf_kind(t));
+}
+
+static int name_off(struct btf *btf, const char *name, int64_t *off)
+{
+	if (!name || !*name) {
+		*off = 0;
+		return 0;
+	}
+	*off = btf_add_str(btf, name);
+	return *off < 0 ? (int)*off : 0;
+}
+
+/* Common header-only (plus ntrail words of zeroes) record. */
+static int add_common(struct btf *btf, unsigned kind, const char *name, bool kflag,
+		      unsigned vlen, uint32_t size_type, size_t ntrail, uint32_t **trail)
+{
+	int64_t noff, off;
+	struct btf_type *t;
+	int err;
+
+	if ((err = name_off(btf, name, &noff)))
+		return err;
+	off = reserve_type(btf, 3 + ntrail);
+	if (off < 0)
+		return (int)off;
+	t = (struct btf_type *)(btf->types + off);
+	t->name_off = (uint32_t)noff;
+	t->info = BTF_INFO_ENC(kind, kflag, vlen);
+	t->size = size_type;
+	if (ntrail)
+		memset(t + 1, 0, ntrail * 4);
+	if (trail)
+		*trail = (uint32_t *)(t + 1);
+	return commit_type(btf, (size_t)off, 3 + ntrail, kind);
+}
+
+static bool empty(const char *s) { return !s || !*s; }
+
+static int bad(struct btf *btf, const char *what, const char *fmt, ...) PRINTF_LIKE(3, 4);
+static int bad(struct btf *btf, const char *what, const char *fmt, ...)
+{
+	char buf[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return diag_err(&btf->err, EINVAL, "btf_add_%s at id %u: %s", what,
+			btf_type_count(btf), buf);
+}
+
+static bool valid_ref(const struct btf *btf, uint32_t id)
+{
+	return id <= 0x7fffffff;
+}
+
+int btf_add_int(struct btf *btf, const char *name, uint32_t byte_sz, unsigned encoding)
+{
+	uint32_t *w = NULL;
+	int id;
+
+	if (empty(name))
+		return bad(btf, "int", "empty name");
+	if (!byte_sz || byte_sz > 16 || (byte_sz & (byte_sz - 1)))
+		return bad(btf, "int", "invalid size %llu", (unsigned long long)(byte_sz));
+	if (encoding & ~(unsigned)(BTF_INT_SIGNED | BTF_INT_CHAR | BTF_INT_BOOL))
+		return bad(btf, "int", "invalid encoding %#x", encoding);
+	id = add_common(btf, BTF_KIND_INT, name, false, 0, byte_sz, 1, &w);
+	if (id > 0)
+		*w = encoding << 24 | byte_sz * 8;
+	return id;
+}
+
+int btf_add_float(struct btf *btf, const char *name, uint32_t byte_sz)
+{
+	if (empty(name))
+		return bad(btf, "float", "empty name");
+	if (byte_sz != 2 && byte_sz != 4 && byte_sz != 8 && byte_sz != 12 && byte_sz != 16)
+		return bad(btf, "float", "invalid size %llu", (unsigned long long)(byte_sz));
+	return add_common(btf, BTF_KIND_FLOAT, name, false, 0, byte_sz, 0, NULL);
+}
+
+static int add_ref(struct btf *btf, unsigned kind, const char *name, uint32_t ref)
+{
+	if (!valid_ref(btf, ref))
+		return bad(btf, btf_kind_str(kind), "invalid type id %llu", (unsigned long long)(ref));
+	return add_common(btf, kind, name, false, 0, ref, 0, NULL);
+}
+
+int btf_add_ptr(struct btf *btf, uint32_t ref) { return add_ref(btf, BTF_KIND_PTR, NULL, ref); }
+int btf_add_volatile(struct btf *btf, uint32_t ref) { return add_ref(btf, BTF_KIND_VOLATILE, NULL, ref); }
+int btf_add_const(struct btf *btf, uint32_t ref) { return add_ref(btf, BTF_KIND_CONST, NULL, ref); }
+int btf_add_restrict(struct btf *btf, uint32_t ref) { return add_ref(btf, BTF_KIND_RESTRICT, NULL, ref); }
+
+int btf_add_typedef(struct btf *btf, const char *name, uint32_t ref)
+{
+	if (empty(name))
+		return bad(btf, "typedef", "empty name");
+	return add_ref(btf, BTF_KIND_TYPEDEF, name, ref);
+}
+
+int btf_add_type_tag(struct btf *btf, const char *value, uint32_t ref)
+{
+	if (empty(value))
+		return bad(btf, "type_tag", "empty value");
+	return add_ref(btf, BTF_KIND_TYPE_TAG, value, ref);
+}
+
+int btf_add_array(struct btf *btf, uint32_t index_type, uint32_t elem_type, uint32_t nelems)
+{
+	uint32_t *w = NULL;
+	int id;
+
+	if (!valid_ref(btf, index_type) || !valid_ref(btf, elem_type))
+		return bad(btf, "array", "invalid type id %llu", (unsigned long long)(MAX(index_type, elem_type)));
+	id = add_common(btf, BTF_KIND_ARRAY, NULL, false, 0, 0, 3, &w);
+	if (id > 0) {
+		w[0] = elem_type;
+		w[1] = index_type;
+		w[2] = nelems;
+	}
+	return id;
+}
+
+int btf_add_struct(struct btf *btf, const char *name, uint32_t byte_sz)
+{
+	return add_common(btf, BTF_KIND_STRUCT, name, false, 0, byte_sz, 0, NULL);
+}
+
+int btf_add_union(struct btf *btf, const char *name, uint32_t byte_sz)
+{
+	return add_common(btf, BTF_KIND_UNION, name, false, 0, byte_sz, 0, NULL);
+}
+
+/* Append nwords words to the last type (of one of the given kinds); bump vlen. */
+static int64_t grow_last(struct btf *btf, const char *what, unsigned k1, unsigned k2,
+			 size_t nwords)
+{
+	struct btf_type *t;
+
+	if (!btf->nr_types || (btf->last_type_kind != (int)k1 && btf->last_type_kind != (int)k2))
+		return diag_err(&btf->err, EINVAL, "btf_add_%s: last type is not a %s", what,
+				btf_kind_str(k1));
+	t = btf_type_mut(btf, btf_type_count(btf) - 1);
+	if (btf_vlen(t) >= BTF_MAX_VLEN)
+		return diag_err(&btf->err, E2BIG, "btf_add_%s: type %u has %u elements", what,
+				btf_type_count(btf) - 1, btf_vlen(t));
+	if (VEC_RESERVE(btf->types, btf->types_cap, btf->types_len + nwords))
+		return diag_err(&btf->err, ENOMEM, "out of memory");
+	t = btf_type_mut(btf, btf_type_count(btf) - 1);
+	t->info++;
+	btf->types_len += nwords;
+	return (int64_t)(btf->types_len - nwords);
+}
+
+static struct btf_type *last_type(struct btf *btf)
+{
+	return btf_type_mut(btf, btf_type_count(btf) - 1);
+}
+
+int btf_add_member(struct btf *btf, const char *name, uint32_t type, uint32_t bit_offset,
+		   uint32_t bitfield_size)
+{
+	struct btf_type *t;
+	int64_t noff, off;
+	uint32_t *w = NULL;
+	int err;
+
+	if (!btf->nr_types || !btf_is_composite_kind(btf_kind(last_type(btf))) ||
+	    btf->last_type_kind < 0)
+		return diag_err(&btf->err, EINVAL, "btf_add_member: last type is not a struct/union");
+	t = last_type(btf);
+	if (!valid_ref(btf, type))
+		return bad(btf, "member", "invalid type id %llu", (unsigned long long)(type));
+	if (bitfield_size > 255)
+		return bad(btf, "member", "bitfield size %llu > 255", (unsigned long long)(bitfield_size));
+	if (bitfield_size && bit_offset > 0xffffff)
+		return bad(btf, "member", "bitfield offset %llu > 0xffffff", (unsigned long long)(bit_offset));
+	if (btf_kind(t) == BTF_KIND_UNION && bit_offset)
+		return bad(btf, "member", "union member at bit %llu", (unsigned long long)(bit_offset));
+	/* Switching to kflag mode needs every earlier offset to fit in 24 bits. */
+	if (bitfield_size && !btf_kflag(t)) {
+		struct btf_member *m = btf_members(t);
+		unsigned i;
+
+		for (i = 0; i < btf_vlen(t); i++)
+			if (m[i].offset > 0xffffff)
+				return bad(btf, "member", "earlier member offset %u prevents kflag mode",
+					   m[i].offset);
+	}
+	if (btf_kflag(t) && bit_offset > 0xffffff)
+		return bad(btf, "member", "offset %llu does not fit a kflag struct", (unsigned long long)(bit_offset));
+	if ((err = name_off(btf, name, &noff)))
+		return err;
+	off = grow_last(btf, "member", BTF_KIND_STRUCT, BTF_KIND_UNION, 3);
+	if (off < 0)
+		return (int)off;
+	t = last_type(btf);
+	if (bitfield_size)
+		t->info |= 1u << 31;
+	w = btf->types + off;
+	w[0] = (uint32_t)noff;
+	w[1] = type;
+	w[2] = btf_kflag(t) ? bitfield_size << 24 | bit_offset : bit_offset;
+	return 0;
+}
+
+int btf_add_enum(struct btf *btf, const char *name, uint32_t byte_sz)
+{
+	if (!byte_sz || byte_sz > 8 || (byte_sz & (byte_sz - 1)))
+		return bad(btf, "enum", "invalid size %llu", (unsigned long long)(byte_sz));
+	return add_common(btf, BTF_KIND_ENUM, name, false, 0, byte_sz, 0, NULL);
+}
+
+int btf_add_enum_value(struct btf *btf, const char *name, int64_t value)
+{
+	int64_t noff, off;
+	uint32_t *w = NULL;
+	int err;
+
+	if (btf->last_type_kind != BTF_KIND_ENUM)
+		return diag_err(&btf->err, EINVAL, "btf_add_enum_value: last type is not an ENUM");
+	if (empty(name))
+		return bad(btf, "enum_value", "empty name");
+	if (value < INT32_MIN || value > UINT32_MAX)
+		return bad(btf, "enum_value", "value %lld does not fit 32 bits", (long long)value);
+	if ((err = name_off(btf, name, &noff)))
+		return err;
+	off = grow_last(btf, "enum_value", BTF_KIND_ENUM, BTF_KIND_ENUM, 2);
+	if (off < 0)
+		return (int)off;
+	w = btf->types + off;
+	w[0] = (uint32_t)noff;
+	w[1] = (uint32_t)value;
+	if (value < 0)
+		last_type(btf)->info |= 1u << 31;
+	return 0;
+}
+
+int btf_add_enum64(struct btf *btf, const char *name, uint32_t byte_sz, bool is_signed)
+{
+	if (!byte_sz || byte_sz > 8 || (byte_sz & (byte_sz - 1)))
+		return bad(btf, "enum64", "invalid size %llu", (unsigned long long)(byte_sz));
+	return add_common(btf, BTF_KIND_ENUM64, name, is_signed, 0, byte_sz, 0, NULL);
+}
+
+int btf_add_enum64_value(struct btf *btf, const char *name, uint64_t value)
+{
+	int64_t noff, off;
+	uint32_t *w = NULL;
+	int err;
+
+	if (btf->last_type_kind != BTF_KIND_ENUM64)
+		return diag_err(&btf->err, EINVAL, "btf_add_enum64_value: last type is not an ENUM64");
+	if (empty(name))
+		return bad(btf, "enum64_value", "empty name");
+	if ((err = name_off(btf, name, &noff)))
+		return err;
+	off = grow_last(btf, "enum64_value", BTF_KIND_ENUM64, BTF_KIND_ENUM64, 3);
+	if (off < 0)
+		return (int)off;
+	w = btf->types + off;
+	w[0] = (uint32_t)noff;
+	w[1] = (uint32_t)value;
+	w[2] = (uint32_t)(value >> 32);
+	return 0;
+}
+
+int btf_add_fwd(struct btf *btf, const char *name, unsigned fwd_kind)
+{
+	if (empty(name))
+		return bad(btf, "fwd", "empty name");
+	switch (fwd_kind) {
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return add_common(btf, BTF_KIND_FWD, name, fwd_kind == BTF_KIND_UNION, 0, 0, 0, NULL);
+	case BTF_KIND_ENUM:
+		return btf_add_enum(btf, name, 4);
+	default:
+		return bad(btf, "fwd", "invalid forward kind %llu", (unsigned long long)(fwd_kind));
+	}
+}
+
+int btf_add_func(struct btf *btf, const char *name, unsigned linkage, uint32_t proto)
+{
+	if (empty(name))
+		return bad(btf, "func", "empty name");
+	if (linkage > BTF_FUNC_EXTERN)
+		return bad(btf, "func", "invalid linkage %llu", (unsigned long long)(linkage));
+	if (!valid_ref(btf, proto))
+		return bad(btf, "func", "invalid type id %llu", (unsigned long long)(proto));
+	return add_common(btf, BTF_KIND_FUNC, name, false, linkage, proto, 0, NULL);
+}
+
+int btf_add_func_proto(struct btf *btf, uint32_t ret_type)
+{
+	return add_ref(btf, BTF_KIND_FUNC_PROTO, NULL, ret_type);
+}
+
+int btf_add_param(struct btf *btf, const char *name, uint32_t type)
+{
+	int64_t noff, off;
+	uint32_t *w = NULL;
+	int err;
+
+	if (btf->last_type_kind != BTF_KIND_FUNC_PROTO)
+		return diag_err(&btf->err, EINVAL, "btf_add_param: last type is not a FUNC_PROTO");
+	if (!valid_ref(btf, type))
+		return bad(btf, "param", "invalid type id %llu", (unsigned long long)(type));
+	if ((err = name_off(btf, name, &noff)))
+		return err;
+	off = grow_last(btf, "param", BTF_KIND_FUNC_PROTO, BTF_KIND_FUNC_PROTO, 2);
+	if (off < 0)
+		return (int)off;
+	w = btf->types + off;
+	w[0] = (uint32_t)noff;
+	w[1] = type;
+	return 0;
+}
+
+int btf_add_var(struct btf *btf, const char *name, unsigned linkage, uint32_t type)
+{
+	uint32_t *w = NULL;
+	int id;
+
+	if (empty(name))
+		return bad(btf, "var", "empty name");
+	if (linkage > BTF_VAR_GLOBAL_EXTERN)
+		return bad(btf, "var", "invalid linkage %llu", (unsigned long long)(linkage));
+	if (!valid_ref(btf, type))
+		return bad(btf, "var", "invalid type id %llu", (unsigned long long)(type));
+	id = add_common(btf, BTF_KIND_VAR, name, false, 0, type, 1, &w);
+	if (id > 0)
+		*w = linkage;
+	return id;
+}
+
+int btf_add_datasec(struct btf *btf, const char *name, uint32_t byte_sz)
+{
+	if (empty(name))
+		return bad(btf, "datasec", "empty name");
+	return add_common(btf, BTF_KIND_DATASEC, name, false, 0, byte_sz, 0, NULL);
+}
+
+int btf_add_secinfo(struct btf *btf, uint32_t var, uint32_t offset, uint32_t byte_sz)
+{
+	int64_t off;
+	uint32_t *w = NULL;
+
+	if (btf->last_type_kind != BTF_KIND_DATASEC)
+		return diag_err(&btf->err, EINVAL, "btf_add_secinfo: last type is not a DATASEC");
+	if (!valid_ref(btf, var))
+		return bad(btf, "secinfo", "invalid type id %llu", (unsigned long long)(var));
+	off = grow_last(btf, "secinfo", BTF_KIND_DATASEC, BTF_KIND_DATASEC, 3);
+	if (off < 0)
+		return (int)off;
+	w = btf->types + off;
+	w[0] = var;
+	w[1] = offset;
+	w[2] = byte_sz;
+	return 0;
+}
+
+int btf_add_decl_tag(struct btf *btf, const char *value, uint32_t ref, int component_idx)
+{
+	uint32_t *w = NULL;
+	int id;
+
+	if (empty(value))
+		return bad(btf, "decl_tag", "empty value");
+	if (component_idx < -1)
+		return bad(btf, "decl_tag", "component_idx %d < -1", component_idx);
+	if (!valid_ref(btf, ref))
+		return bad(btf, "decl_tag", "invalid type id %llu", (unsigned long long)(ref));
+	id = add_common(btf, BTF_KIND_DECL_TAG, value, false, 0, ref, 1, &w);
+	if (id > 0)
+		*w = (uint32_t)component_idx;
+	return id;
+}
+
+/* ---- field iteration -------------------------------------------------- */
+
+int btf_field_iter_init(struct btf_field_iter *it, struct btf_type *t, enum btf_field_kind which)
+{
+	unsigned kind = btf_kind(t);
+
+	memset(it, 0, sizeof(*it));
+	it->words = (uint32_t *)t;
+	it->vlen = btf_vlen(t);
+	it->first = 3;
+	if (which == BTF_FIELD_STRS) {
+		it->fixed[it->nfixed++] = 0;
+		switch (kind) {
+		case BTF_KIND_ENUM:
+		case BTF_KIND_FUNC_PROTO:
+			it->elem_words = 2;
+			break;
+		case BTF_KIND_ENUM64:
+		case BTF_KIND_STRUCT:
+		case BTF_KIND_UNION:
+			it->elem_words = 3;
+			break;
+		case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_FWD:
+		case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+		case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR:
+		case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+		case BTF_KIND_TYPE_TAG:
+			break;
+		default:
+			return -EINVAL;
+		}
+		it->elem_field = 0;
+		if (!it->elem_words)
+			it->vlen = 0;
+		return 0;
+	}
+	switch (kind) {
+	case BTF_KIND_INT:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		it->vlen = 0;
+		break;
+	case BTF_KIND_FWD: case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+		it->fixed[it->nfixed++] = 2;
+		it->vlen = 0;
+		break;
+	case BTF_KIND_ARRAY:
+		it->fixed[it->nfixed++] = 3;
+		it->fixed[it->nfixed++] = 4;
+		it->vlen = 0;
+		break;
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		it->elem_words = 3;
+		it->elem_field = 1;
+		break;
+	case BTF_KIND_FUNC_PROTO:
+		it->fixed[it->nfixed++] = 2;
+		it->elem_words = 2;
+		it->elem_field = 1;
+		break;
+	case BTF_KIND_DATASEC:
+		it->elem_words = 3;
+		it->elem_field = 0;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+uint32_t *btf_field_iter_next(struct btf_field_iter *it)
+{
+	if (it->fidx < it->nfixed)
+		return it->words + it->fixed[it->fidx++];
+	if (it->vidx < it->vlen)
+		return it->words + it->first + it->vidx++ * it->elem_words + it->elem_field;
+	return NULL;
+}
+
+/* ---- append ----------------------------------------------------------- */
+
+int btf_append(struct btf *dst, const struct btf *src)
+{
+	uint32_t shift_from = src->start_id, first = btf_type_count(dst);
+	size_t old_len = dst->types_len, old_n = dst->nr_types;
+	int64_t delta = (int64_t)first - src->start_id;
+	uint32_t i;
+
+	if (src->base != dst->base && src->start_id != 1)
+		return diag_err(&dst->err, EINVAL, "btf_append: source is split on another base");
+	if (VEC_RESERVE(dst->types, dst->types_cap, dst->types_len + src->types_len) ||
+	    VEC_RESERVE(dst->index, dst->index_cap, dst->nr_types + src->nr_types))
+		return diag_err(&dst->err, ENOMEM, "btf_append: out of memory");
+	memcpy(dst->types + dst->types_len, src->types, src->types_len * 4);
+	for (i = 0; i < src->nr_types; i++)
+		dst->index[dst->nr_types + i] = (uint32_t)(src->index[i] + dst->types_len);
+	dst->types_len += src->types_len;
+	dst->nr_types += src->nr_types;
+	for (i = 0; i < src->nr_types; i++) {
+		struct btf_type *t = btf_type_mut(dst, first + i);
+		struct btf_field_iter it;
+		uint32_t *p;
+
+		if (btf_field_iter_init(&it, t, BTF_FIELD_STRS))
+			goto bad_kind;
+		while ((p = btf_field_iter_next(&it))) {
+			const char *s;
+			int64_t off;
+
+			if (!*p)
+				continue;
+			s = btf_name(src, *p);
+			if (!s) {
+				diag_err(&dst->err, EINVAL, "btf_append: type %u: invalid string offset %u",
+					 src->start_id + i, *p);
+				goto fail;
+			}
+			off = btf_add_str(dst, s);
+			if (off < 0)
+				goto fail;
+			t = btf_type_mut(dst, first + i);	/* strset growth does not move types */
+			*p = (uint32_t)off;
+		}
+		btf_field_iter_init(&it, t, BTF_FIELD_IDS);
+		while ((p = btf_field_iter_next(&it)))
+			if (*p >= shift_from)
+				*p = (uint32_t)(*p + delta);
+	}
+	if (dst->nr_types)
+		dst->last_type_kind = (int)btf_kind(btf_type_by_id(dst, btf_type_count(dst) - 1));
+	return (int)first;
+bad_kind:
+	diag_err(&dst->err, EINVAL, "btf_append: type %u has unknown kind", src->start_id + i);
+fail:
+	dst->types_len = old_len;
+	dst->nr_types = old_n;
+	return -dst->err.code;
+}

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Raw blob -> struct btf (doc section 1.10).  Every record field is a u32,
+ * so a foreign-order type section is swapped word by word before the walk.
+ */
+#include "btf/btf.h"
+
+#include "base/mem.h"
+#include "btf/btf_internal.h"
+
+int btf_parse_header(const void *data, size_t len, struct btf_header *h, bool *swapped,
+		     struct diag *d)
+{
+	const uint8_t *p = data;
+	uint32_t w[7] = { 0 };
+	uint16_t magic;
+	size_t i, known;
+	bool sw;
+
+	memset(h, 0, sizeof(*h));
+	if (len < BTF_HDR_LEN)
+		return diag_err(d, EINVAL, "blob of %zu bytes is shorter than the %d-byte BTF header",
+				len, BTF_HDR_LEN);
+	magic = load16(p);
+	if (magic == BTF_MAGIC)
+		sw = false;
+	else if (magic == bswap16(BTF_MAGIC))
+		sw = true;
+	else
+		return diag_err(d, EINVAL, "offset 0: bad BTF magic 0x%04x (want 0xeb9f in either byte order)",
+				magic);
+	h->magic = BTF_MAGIC;
+	h->version = p[2];
+	h->flags = p[3];
+	h->hdr_len = load32(p + 4);
+	if (sw)
+		h->hdr_len = bswap32(h->hdr_len);
+	if (h->hdr_len < BTF_HDR_LEN)
+		return diag_err(d, EINVAL, "offset 4: hdr_len %u is shorter than %d", h->hdr_len,
+				BTF_HDR_LEN);
+	if (h->hdr_len > len)
+		return diag_err(d, EINVAL, "offset 4: hdr_len %u exceeds the blob size %zu", h->hdr_len,
+				len);
+	if (h->version != BTF_VERSION)
+		return diag_err(d, EOPNOTSUPP, "offset 2: unsupported BTF version %u", h->version);
+	if (h->flags)
+		return diag_err(d, EOPNOTSUPP, "offset 3: unsupported BTF flags 0x%x", h->flags);
+	known = MIN(h->hdr_len, (uint32_t)BTF_HDR_LEN_LAYOUT);
+	for (i = 0; 8 + 4 * i + 4 <= known; i++) {
+		w[i] = load32(p + 8 + 4 * i);
+		if (sw)
+			w[i] = bswap32(w[i]);
+	}
+	for (i = known; i < h->hdr_len; i++)
+		if (p[i])
+			return diag_err(d, E2BIG, "offset %zu: unknown non-zero byte 0x%02x in the %u-byte header",
+					i, p[i], h->hdr_len);
+	h->type_off = w[0];
+	h->type_len = w[1];
+	h->str_off = w[2];
+	h->str_len = w[3];
+	h->layout_off = w[4];
+	h->layout_len = w[5];
+	if (swapped)
+		*swapped = sw;
+	return 0;
+}
+
+static int check_sections(const struct btf_header *h, size_t len, bool split, struct diag *d)
+{
+	uint64_t data_len = len - h->hdr_len;
+
+	if ((uint64_t)h->str_off + h->str_len > data_len)
+		return diag_err(d, EINVAL, "string section [%u, +%u) beyond the blob's %llu data bytes",
+				h->str_off, h->str_len, (unsigned long long)data_len);
+	if ((uint64_t)h->type_off + h->type_len > h->str_off && h->type_len)
+		return diag_err(d, EINVAL, "type section [%u, +%u) does not end before the string section at %u",
+				h->type_off, h->type_len, h->str_off);
+	if (h->type_off % 4)
+		return diag_err(d, EINVAL, "type_off %u is not aligned to 4 bytes", h->type_off);
+	if (h->type_len % 4)
+		return diag_err(d, EINVAL, "type_len %u is not a multiple of 4", h->type_len);
+	if (h->layout_len) {
+		if (h->layout_off % 4 || h->layout_len % 4)
+			return diag_err(d, EINVAL, "layout section [%u, +%u) is not 4-byte aligned",
+					h->layout_off, h->layout_len);
+		if ((uint64_t)h->type_off + h->type_len > h->layout_off ||
+		    (uint64_t)h->layout_off + h->layout_len > h->str_off)
+			return diag_err(d, EINVAL, "layout section [%u, +%u) not between types and strings",
+					h->layout_off, h->layout_len);
+	}
+	if (h->str_len > 0x7fffffff)
+		return diag_err(d, E2BIG, "string section of %u bytes is too large", h->str_len);
+	return 0;
+}
+
+static int check_strings(const char *s, uint32_t n, uint32_t off, bool split, struct diag *d)
+{
+	if (!n) {
+		if (split)
+			return 0;
+		return diag_err(d, EINVAL, "offset %u: empty string section in base BTF", off);
+	}
+	if (s[n - 1])
+		return diag_err(d, EINVAL, "offset %u: string section is not NUL-terminated",
+				off + n - 1);
+	if (!split && s[0])
+		return diag_err(d, EINVAL,
+				"offset %u: string section does not start with NUL (split BTF parsed without its base?)",
+				off);
+	return 0;
+}
+
+/* libbpf-level sanity: strings and ids resolve, FUNC -> FUNC_PROTO. */
+static int sanity(const struct btf *btf, uint32_t types_at, struct diag *d)
+{
+	uint32_t i, n = btf_type_count(btf), send = btf_strs_end(btf);
+
+	for (i = 0; i < btf->nr_types; i++) {
+		struct btf_type *t = (struct btf_type *)(btf->types + btf->index[i]);
+		uint32_t id = btf->start_id + i;
+		struct btf_field_iter it;
+		uint32_t *p;
+
+		if (btf_field_iter_init(&it, t, BTF_FIELD_STRS))
+			continue;	/* unknown kind described by the layout */
+		while ((p = btf_field_iter_next(&it)))
+			if (*p >= send)
+				return diag_err(d, EINVAL,
+						"type [%u] %s at offset %u: string offset %u beyond the string section (%u)",
+						id, btf_kind_str(btf_kind(t)),
+						types_at + btf->index[i] * 4, *p, send);
+		btf_field_iter_init(&it, t, BTF_FIELD_IDS);
+		while ((p = btf_field_iter_next(&it)))
+			if (*p >= n)
+				return diag_err(d, EINVAL,
+						"type [%u] %s at offset %u: reference to type id %u beyond the last id %u",
+						id, btf_kind_str(btf_kind(t)),
+						types_at + btf->index[i] * 4, *p, n - 1);
+		if (btf_kind(t) == BTF_KIND_FUNC) {
+			const struct btf_type *pt = btf_type_by_id(btf, t->type);
+
+			if (!pt || btf_kind(pt) != BTF_KIND_FUNC_PROTO)
+				return diag_err(d, EINVAL,
+						"type [%u] FUNC at offset %u: type %u is not a FUNC_PROTO",
+						id, types_at + btf->index[i] * 4, t->type);
+		}
+	}
+	return 0;
+}
+
+int btf_parse_flags(const void *data, size_t len, const struct btf *base, unsigned flags,
+		    struct btf **out, struct diag *d)
+{
+	const uint8_t *p = data;
+	const struct btf_layout *layout;
+	struct btf_header h;
+	size_t nlayout, i, nwords, off;
+	struct btf *btf;
+	bool sw;
+	int err;
+
+	*out = NULL;
+	if ((err = btf_parse_header(data, len, &h, &sw, d)))
+		return err;
+	if ((err = check_sections(&h, len, base != NULL, d)))
+		return err;
+	if ((err = check_strings((const char *)p + h.hdr_len + h.str_off, h.str_len,
+				 h.hdr_len + h.str_off, base != NULL, d)))
+		return err;
+	btf = mem_zalloc(sizeof(*btf));
+	if (!btf)
+		return diag_err(d, ENOMEM, "out of memory");
+	btf->base = base;
+	btf->start_id = base ? btf_type_count(base) : 1;
+	btf->start_str_off = base ? btf_strs_end(base) : 0;
+	btf->endian = sw ? !btf_host_endian() : btf_host_endian();
+	btf->hdr_len = h.hdr_len;
+	btf->last_type_kind = -1;
+	if ((flags & BTF_PARSE_NO_STR_INDEX ? btf_strs_init_raw : strset_init_from)(
+		    &btf->strs, (const char *)p + h.hdr_len + h.str_off, h.str_len)) {
+		mem_free(btf);
+		return diag_err(d, ENOMEM, "out of memory");
+	}
+	if ((uint64_t)btf->start_str_off + h.str_len > 0x7fffffff) {
+		err = diag_err(d, E2BIG, "string space of %llu bytes is too large",
+			       (unsigned long long)btf->start_str_off + h.str_len);
+		goto fail;
+	}
+
+	/* Layout section. */
+	if (h.hdr_len >= BTF_HDR_LEN_LAYOUT && h.layout_len) {
+		btf->nlayout = h.layout_len / 4;
+		btf->layout = mem_alloc(h.layout_len);
+		if (!btf->layout) {
+			err = diag_err(d, ENOMEM, "out of memory");
+			goto fail;
+		}
+		memcpy(btf->layout, p + h.hdr_len + h.layout_off, h.layout_len);
+		if (sw)
+			for (i = 0; i < btf->nlayout; i++)
+				btf->layout[i].flags = bswap16(btf->layout[i].flags);
+	}
+	layout = btf->layout;
+	nlayout = btf->nlayout;
+	for (const struct btf *b = base; !layout && b; b = b->base) {
+		layout = b->layout;
+		nlayout = b->nlayout;
+	}
+
+	/* Types: copy (and swap) as words, then index. */
+	nwords = h.type_len / 4;
+	btf->types_cap = nwords ? nwords : 1;
+	btf->types = mem_alloc(btf->types_cap * 4);
+	if (!btf->types) {
+		err = diag_err(d, ENOMEM, "out of memory");
+		goto fail;
+	}
+	memcpy(btf->types, p + h.hdr_len + h.type_off, h.type_len);
+	if (sw)
+		for (i = 0; i < nwords; i++)
+			btf->types[i] = bswap32(btf->types[i]);
+	btf->types_len = nwords;
+	if (VEC_RESERVE(btf->index, btf->index_cap, nwords / 8 + 16)) {
+		err = diag_err(d, ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (off = 0; off < nwords;) {
+		uint32_t id = btf->start_id + btf->nr_types;
+		const struct btf_type *t = (const void *)(btf->types + off);
+		size_t at = h.hdr_len + h.type_off + off * 4;
+		int n;
+
+		if (nwords - off < 3) {
+			err = diag_err(d, EINVAL, "type [%u] at offset %zu: truncated header (%zu bytes left)",
+				       id, at, (nwords - off) * 4);
+			goto fail;
+		}
+		n = btf_type_data_size(t, layout, nlayout);
+		if (n < 0) {
+			err = diag_err(d, EINVAL, "type [%u] at offset %zu: unknown kind %u (info 0x%08x)",
+				       id, at, btf_kind(t), t->info);
+			goto fail;
+		}
+		if ((size_t)n / 4 > nwords - off - 3) {
+			err = diag_err(d, EINVAL,
+				       "type [%u] %s at offset %zu: record of %d bytes exceeds the type section",
+				       id, btf_kind_str(btf_kind(t)), at, 12 + n);
+			goto fail;
+		}
+		if (id > 0x7ffffffe) {
+			err = diag_err(d, E2BIG, "too many types");
+			goto fail;
+		}
+		if (btf->nr_types == btf->index_cap &&
+		    VEC_RESERVE(btf->index, btf->index_cap, btf->nr_types + 1)) {
+			err = diag_err(d, ENOMEM, "out of memory");
+			goto fail;
+		}
+		btf->index[btf->nr_types++] = (uint32_t)off;
+		off += 3 + (size_t)n / 4;
+	}
+	if (btf->nr_types)
+		btf->last_type_kind = (int)btf_kind(btf_type_by_id(btf, btf_type_count(btf) - 1));
+	if (!(flags & BTF_PARSE_LENIENT) &&
+	    (err = sanity(btf, h.hdr_len + h.type_off, d)))
+		goto fail;
+	*out = btf;
+	return 0;
+fail:
+	btf_free(btf);
+	return err;
+}
+
+int btf_parse(const void *data, size_t len, const struct btf *base, struct btf **out,
+	      struct diag *d)
+{
+	return btf_parse_flags(data, len, base, 0, out, d);
+}

@@ -1,0 +1,1249 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One unit's DWARF -> a BTF fragment.
+ *
+ * Pass 1 walks the unit's DIEs once, in order, and records every type DIE
+ * as an IR entry (local BTF id = IR index + 1) with its children (members,
+ * enumerators, parameters, array dimensions) and the function and
+ * variable candidates.  Pass 2 emits the IR as BTF records, resolving DWARF
+ * references through a DIE-offset -> id map.  A reference leaving the unit
+ * (ref_addr, type units, dwz) pulls the referenced DIE's subtree into the
+ * IR on demand.
+ *
+ * What pahole 1.24 does is the reference for every choice below; where it
+ * fails (atomic, complex floats) we degrade instead, with a note.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/hash.h"
+#include "base/mem.h"
+#include "encode/internal.h"
+
+enum ir_kind {
+	IR_INT, IR_FLOAT, IR_PTR, IR_CONST, IR_VOLATILE, IR_RESTRICT, IR_TYPEDEF,
+	IR_STRUCT, IR_UNION, IR_FWD, IR_ENUM, IR_ARRAY, IR_PROTO, IR_TYPE_TAG,
+};
+
+enum ir_child_kind { CH_MEMBER, CH_ENUMERATOR, CH_PARAM, CH_VARARG, CH_DIM };
+
+struct ir_type {
+	uint8_t kind;
+	bool fwd_union, enum_signed, has_vararg;
+	const char *name;
+	uint64_t ref;		/* DWARF reference of the target, 0 = void */
+	uint64_t size;		/* bytes */
+	uint32_t enc;		/* INT encoding */
+	uint32_t first, n;	/* children, after grouping */
+	uint64_t die;		/* for messages */
+	uint32_t ref_id;	/* ref resolved to a local id */
+	int32_t tag;		/* PTR: newest TYPE_TAG; TYPE_TAG: the previous one; -1 none */
+	uint32_t nmemb;		/* members seen so far (decl tag component index) */
+};
+
+/* A btf_decl_tag annotation, attached at emission. */
+enum { TAG_ON_TYPE, TAG_ON_FUNC, TAG_ON_VAR };
+struct ir_decl_tag {
+	const char *value;
+	uint8_t on;
+	uint32_t target;	/* IR type, function or variable index */
+	int32_t component;	/* member or parameter index, -1 for the whole */
+};
+
+struct ir_child {
+	uint32_t parent;	/* IR index */
+	uint8_t kind;
+	bool value_signed;
+	const char *name;
+	uint64_t ref;
+	uint64_t bit_offset;
+	uint32_t bit_size;
+	int64_t value;		/* enumerator value, or array dimension */
+	uint32_t ref_id;
+};
+
+struct ir_func {
+	const char *name;
+	uint64_t die, ret;
+	uint32_t first, n;	/* params in children */
+	uint32_t ret_id;
+	uint32_t nparams;	/* formal parameters seen so far */
+	bool declaration, external, named_params, vararg, keep;
+};
+
+struct ir_var {
+	const char *name;
+	uint64_t die, type, spec, addr;
+	bool declaration, external, has_addr;
+	uint32_t type_id;
+	const struct percpu_sym *ps;	/* selected: its ELF symbol */
+};
+
+/* DIE offset -> local id + 1; generation-stamped so clearing is O(1). */
+struct refmap {
+	uint64_t *keys;
+	uint32_t *vals, *gens;
+	size_t cap, n;
+	uint32_t gen;
+};
+
+struct enc_worker {
+	struct dw_die die;
+	struct refmap map;
+	struct ir_type *types;
+	size_t ntypes, types_cap;
+	struct ir_child *kids, *kids_sorted;
+	size_t nkids, kids_cap, sorted_cap;
+	struct ir_func *funcs;
+	size_t nfuncs, funcs_cap;
+	struct ir_var *vars;
+	size_t nvars, vars_cap;
+	struct ir_decl_tag *tags;
+	size_t ntags, tags_cap;
+	uint32_t *count;	/* per type: children, for grouping */
+	size_t count_cap;
+	/* Containers open at each depth of the walk: IR index, or -1. */
+	int64_t *open;
+	int *open_kind;		/* 0 type, 1 function, -1 none */
+	size_t open_cap;
+	/* Current unit. */
+	struct enc_ctx *ctx;
+	const struct dw_unit *unit;
+	struct cu_frag *frag;
+	int64_t int_type;	/* IR index of the unit's "int", or -1 */
+	struct diag *d;
+};
+
+struct enc_worker *enc_worker_new(void)
+{
+	return mem_zalloc(sizeof(struct enc_worker));
+}
+
+void enc_worker_free(struct enc_worker *w)
+{
+	if (!w)
+		return;
+	mem_free(w->map.keys);
+	mem_free(w->map.vals);
+	mem_free(w->map.gens);
+	mem_free(w->types);
+	mem_free(w->kids);
+	mem_free(w->kids_sorted);
+	mem_free(w->funcs);
+	mem_free(w->vars);
+	mem_free(w->tags);
+	mem_free(w->count);
+	mem_free(w->open);
+	mem_free(w->open_kind);
+	mem_free(w);
+}
+
+void cu_frag_free(struct cu_frag *f)
+{
+	btf_free(f->btf);
+	mem_free(f->funcs);
+	mem_free(f->vars);
+	mem_free(f->notes);
+	memset(f, 0, sizeof(*f));
+}
+
+PRINTF_LIKE(2, 3)
+static void note(struct enc_worker *w, const char *fmt, ...)
+{
+	struct cu_frag *f = w->frag;
+	char line[512];
+	va_list ap;
+	int n;
+
+	if (!w->ctx->o->verbose)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	if (mem_grow((void **)&f->notes, &f->notes_cap, 1, f->notes_len + (size_t)n + 2))
+		return;
+	memcpy(f->notes + f->notes_len, line, (size_t)n);
+	f->notes_len += (size_t)n;
+	f->notes[f->notes_len++] = '\n';
+	f->notes[f->notes_len] = 0;
+}
+
+/* ---- the reference map ---- */
+
+static int map_reset(struct refmap *m, size_t expect)
+{
+	size_t cap = 1024;
+
+	while (cap < expect * 2)
+		cap *= 2;
+	if (cap > m->cap) {
+		mem_free(m->keys);
+		mem_free(m->vals);
+		mem_free(m->gens);
+		m->keys = mem_array(cap, sizeof(*m->keys));
+		m->vals = mem_array(cap, sizeof(*m->vals));
+		m->gens = mem_array(cap, sizeof(*m->gens));
+		m->cap = cap;
+		m->gen = 0;
+		if (!m->keys || !m->vals || !m->gens) {
+			m->cap = 0;
+			return -ENOMEM;
+		}
+	}
+	if (++m->gen == 0) {	/* wrapped: really clear */
+		memset(m->gens, 0, m->cap * sizeof(*m->gens));
+		m->gen = 1;
+	}
+	m->n = 0;
+	return 0;
+}
+
+static int map_put(struct refmap *m, uint64_t key, uint32_t val)
+{
+	size_t j;
+
+	if ((m->n + 1) * 2 > m->cap) {	/* grow: rehash live entries */
+		struct refmap nm = { 0 };
+		size_t i;
+
+		if (map_reset(&nm, m->cap))
+			return -ENOMEM;
+		for (i = 0; i < m->cap; i++)
+			if (m->gens[i] == m->gen)
+				map_put(&nm, m->keys[i], m->vals[i]);
+		mem_free(m->keys);
+		mem_free(m->vals);
+		mem_free(m->gens);
+		*m = nm;
+	}
+	for (j = hash_mix(key) & (m->cap - 1); m->gens[j] == m->gen; j = (j + 1) & (m->cap - 1))
+		if (m->keys[j] == key) {
+			m->vals[j] = val;
+			return 0;
+		}
+	m->gens[j] = m->gen;
+	m->keys[j] = key;
+	m->vals[j] = val;
+	m->n++;
+	return 0;
+}
+
+static bool map_find(const struct refmap *m, uint64_t key, uint32_t *val)
+{
+	size_t j;
+
+	for (j = hash_mix(key) & (m->cap - 1); m->gens[j] == m->gen; j = (j + 1) & (m->cap - 1))
+		if (m->keys[j] == key) {
+			*val = m->vals[j];
+			return true;
+		}
+	return false;
+}
+
+/* Stored values: local id + 1 (void is 1); 0 marks an alias DIE. */
+#define MAP_VOID 1u
+
+/* ---- pass 1: DIEs -> IR ---- */
+
+static struct ir_type *new_type(struct enc_worker *w, const struct dw_die *die, enum ir_kind k)
+{
+	struct ir_type *t;
+
+	if (VEC_RESERVE(w->types, w->types_cap, w->ntypes + 1))
+		return NULL;
+	t = &w->types[w->ntypes];
+	memset(t, 0, sizeof(*t));
+	t->kind = (uint8_t)k;
+	t->die = die->off;
+	t->tag = -1;
+	t->name = dw_name(die);
+	t->ref = dw_ref(w->ctx->in->dw, die, DW_AT_type);
+	if (map_put(&w->map, die->off, (uint32_t)w->ntypes + 2))
+		return NULL;
+	w->ntypes++;
+	return t;
+}
+
+static struct ir_child *new_child(struct enc_worker *w, uint32_t parent, enum ir_child_kind k)
+{
+	struct ir_child *c;
+
+	if (VEC_RESERVE(w->kids, w->kids_cap, w->nkids + 1))
+		return NULL;
+	c = &w->kids[w->nkids++];
+	memset(c, 0, sizeof(*c));
+	c->parent = parent;
+	c->kind = (uint8_t)k;
+	return c;
+}
+
+static bool data_loc(const struct dw_die *die, uint64_t *off)
+{
+	const struct dw_attr *a = dw_attr(die, DW_AT_data_member_location);
+	const uint8_t *p, *end;
+
+	*off = 0;
+	if (!a)
+		return false;
+	if (a->cls == DW_CL_CONST || a->cls == DW_CL_SCONST) {
+		*off = a->u;
+		return true;
+	}
+	if (a->cls != DW_CL_BLOCK || !a->len)
+		return false;
+	/* DWARF 2/3: DW_OP_plus_uconst N (or DW_OP_constu N) */
+	p = a->blk;
+	end = p + a->len;
+	if (*p == DW_OP_plus_uconst || *p == DW_OP_constu) {
+		uint64_t v = 0;
+		unsigned shift = 0;
+
+		for (p++; p < end; p++, shift += 7) {
+			if (shift < 64)
+				v |= (uint64_t)(*p & 0x7f) << shift;
+			if (!(*p & 0x80))
+				break;
+		}
+		*off = v;
+		return true;
+	}
+	return false;
+}
+
+/* Byte size of the type at ref, following qualifiers and typedefs. */
+static uint64_t type_byte_size(struct enc_worker *w, uint64_t ref)
+{
+	struct dw_die *die = mem_alloc(sizeof(*die));
+	uint64_t sz = 0;
+	int guard;
+
+	if (!die)
+		return 0;
+	for (guard = 0; ref && guard < 64; guard++) {
+		struct diag d;
+
+		diag_clear(&d);
+		if (dw_die_at(w->ctx->in->dw, ref, die, &d))
+			break;
+		if (dw_udata(die, DW_AT_byte_size, &sz))
+			break;
+		if (die->tag == DW_TAG_pointer_type) {
+			sz = w->unit->addr_size;
+			break;
+		}
+		ref = dw_ref(w->ctx->in->dw, die, DW_AT_type);
+	}
+	mem_free(die);
+	return sz;
+}
+
+/* Containers open at a depth (enc_worker.open_kind). */
+enum { OPEN_NONE = -1, OPEN_TYPE = 0, OPEN_FUNC = 1, OPEN_MEMBER = 2, OPEN_PARAM = 3,
+       OPEN_VAR = 4 };
+
+static int set_open(struct enc_worker *w, int depth, int kind, int64_t idx);
+
+static int add_member(struct enc_worker *w, uint32_t parent, const struct dw_die *die)
+{
+	struct ir_child *c = new_child(w, parent, CH_MEMBER);
+	uint64_t loc = 0, v;
+
+	if (!c)
+		return -ENOMEM;
+	/* Annotations under the member: the struct's tag, component = position. */
+	if (set_open(w, die->depth, OPEN_MEMBER, (int64_t)parent << 20 | w->types[parent].nmemb++))
+		return -ENOMEM;
+	c->name = dw_name(die);
+	c->ref = dw_ref(w->ctx->in->dw, die, DW_AT_type);
+	if (dw_udata(die, DW_AT_bit_size, &v))
+		c->bit_size = (uint32_t)v;
+	if (dw_udata(die, DW_AT_data_bit_offset, &v)) {
+		c->bit_offset = v;
+		return 0;
+	}
+	data_loc(die, &loc);
+	c->bit_offset = loc * 8;
+	if (dw_udata(die, DW_AT_bit_offset, &v) && c->bit_size) {
+		/* DWARF 2/3 bitfield: bit_offset counts from the storage unit's MSB. */
+		uint64_t unit;
+
+		if (!dw_udata(die, DW_AT_byte_size, &unit))
+			unit = type_byte_size(w, c->ref);
+		if (belf_big_endian(w->ctx->in->elf))
+			c->bit_offset += v;
+		else
+			c->bit_offset += unit * 8 - v - c->bit_size;
+	}
+	return 0;
+}
+
+static int add_enumerator(struct enc_worker *w, uint32_t parent, const struct dw_die *die)
+{
+	struct ir_child *c = new_child(w, parent, CH_ENUMERATOR);
+	const struct dw_attr *a;
+
+	if (!c)
+		return -ENOMEM;
+	c->name = dw_name(die);
+	a = dw_attr(die, DW_AT_const_value);
+	if (a && a->cls == DW_CL_SCONST) {
+		c->value = a->s;
+		c->value_signed = true;
+		if (a->s < 0)
+			w->types[parent].enum_signed = true;
+	} else if (a && (a->cls == DW_CL_CONST || a->cls == DW_CL_FLAG)) {
+		c->value = (int64_t)a->u;
+	} else if (a && a->cls == DW_CL_BLOCK && a->len <= 8) {
+		uint64_t v = 0;
+
+		memcpy(&v, a->blk, a->len);
+		c->value = (int64_t)v;
+	}
+	return 0;
+}
+
+static int add_dim(struct enc_worker *w, uint32_t parent, const struct dw_die *die)
+{
+	struct ir_child *c = new_child(w, parent, CH_DIM);
+	const struct dw_attr *a;
+	uint64_t n = 0, lo = 0;
+
+	if (!c)
+		return -ENOMEM;
+	a = dw_attr(die, DW_AT_count);
+	if (a && (a->cls == DW_CL_CONST || a->cls == DW_CL_SCONST)) {
+		n = a->u;
+	} else {
+		a = dw_attr(die, DW_AT_upper_bound);
+		if (a && (a->cls == DW_CL_CONST || a->cls == DW_CL_SCONST)) {
+			dw_udata(die, DW_AT_lower_bound, &lo);
+			n = a->u + 1 - lo;
+		}
+	}
+	c->value = (int64_t)(uint32_t)n;
+	return 0;
+}
+
+#define FUNC_PARENT (1u << 31)	/* child of an ir_func, not an ir_type */
+
+static int add_param(struct enc_worker *w, uint32_t parent, const struct dw_die *die, bool func)
+{
+	struct ir_child *c = new_child(w, func ? parent | FUNC_PARENT : parent,
+				       die->tag == DW_TAG_formal_parameter ? CH_PARAM : CH_VARARG);
+
+	if (!c)
+		return -ENOMEM;
+	if (die->tag == DW_TAG_formal_parameter) {
+		c->name = dw_name(die);
+		c->ref = dw_ref(w->ctx->in->dw, die, DW_AT_type);
+		if (func && !c->name)
+			w->funcs[parent].named_params = false;
+		if (func && set_open(w, die->depth, OPEN_PARAM,
+				     (int64_t)parent << 20 | w->funcs[parent].nparams++))
+			return -ENOMEM;
+	} else if (func) {
+		w->funcs[parent].vararg = true;
+	} else {
+		w->types[parent].has_vararg = true;
+	}
+	return 0;
+}
+
+/*
+ * btf_decl_tag / btf_type_tag annotations (clang's DW_TAG_LLVM_annotation,
+ * GCC 16's DW_TAG_GNU_annotation children).  Type tags on a pointer chain
+ * PTR -> newest tag -> ... -> oldest tag -> pointee, as pahole does.
+ */
+static int add_annotation(struct enc_worker *w, const struct dw_die *die, int pk, int64_t pidx)
+{
+	const struct enc_opts *o = w->ctx->o;
+	const char *kind = dw_name(die);
+	const struct dw_attr *v = dw_attr(die, DW_AT_const_value);
+	struct ir_decl_tag *dt;
+
+	if (!kind || !v || v->cls != DW_CL_STRING || !v->str[0] || pk == OPEN_NONE)
+		return 0;
+	if (!strcmp(kind, "btf_type_tag")) {
+		struct ir_type *ptr, *t;
+		uint32_t pi;
+
+		if (!o->type_tags || pk != OPEN_TYPE || w->types[pidx].kind != IR_PTR)
+			return 0;
+		pi = (uint32_t)pidx;
+		if (VEC_RESERVE(w->types, w->types_cap, w->ntypes + 1))
+			return -ENOMEM;
+		t = &w->types[w->ntypes];
+		ptr = &w->types[pi];
+		memset(t, 0, sizeof(*t));
+		t->kind = IR_TYPE_TAG;
+		t->name = v->str;
+		t->die = die->off;
+		t->ref = ptr->ref;	/* used by the oldest tag only */
+		t->tag = ptr->tag;
+		ptr->tag = (int32_t)w->ntypes++;
+		return 0;
+	}
+	if (strcmp(kind, "btf_decl_tag") || !o->decl_tags)
+		return 0;
+	if (VEC_RESERVE(w->tags, w->tags_cap, w->ntags + 1))
+		return -ENOMEM;
+	dt = &w->tags[w->ntags];
+	dt->value = v->str;
+	dt->component = -1;
+	switch (pk) {
+	case OPEN_TYPE:
+		if (w->types[pidx].kind != IR_STRUCT && w->types[pidx].kind != IR_UNION &&
+		    w->types[pidx].kind != IR_TYPEDEF)
+			return 0;
+		dt->on = TAG_ON_TYPE;
+		dt->target = (uint32_t)pidx;
+		break;
+	case OPEN_MEMBER:
+		dt->on = TAG_ON_TYPE;
+		dt->target = (uint32_t)(pidx >> 20);
+		dt->component = (int32_t)(pidx & 0xfffff);
+		break;
+	case OPEN_FUNC:
+		dt->on = TAG_ON_FUNC;
+		dt->target = (uint32_t)pidx;
+		break;
+	case OPEN_PARAM:
+		dt->on = TAG_ON_FUNC;
+		dt->target = (uint32_t)(pidx >> 20);
+		dt->component = (int32_t)(pidx & 0xfffff);
+		break;
+	case OPEN_VAR:
+		dt->on = TAG_ON_VAR;
+		dt->target = (uint32_t)pidx;
+		break;
+	default:
+		return 0;
+	}
+	w->ntags++;
+	return 0;
+}
+
+static bool is_float_name_ok(unsigned enc)
+{
+	return enc == DW_ATE_float;
+}
+
+/* Open container bookkeeping: which IR entry receives children at depth+1. */
+static int set_open(struct enc_worker *w, int depth, int kind, int64_t idx)
+{
+	if (mem_grow((void **)&w->open, &w->open_cap, sizeof(*w->open), (size_t)depth + 2))
+		return -ENOMEM;
+	{
+		size_t cap = w->open_cap;	/* open_kind shares the capacity */
+		int *k = mem_realloc(w->open_kind, cap * sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		w->open_kind = k;
+	}
+	w->open[depth] = idx;
+	w->open_kind[depth] = kind;
+	return 0;
+}
+
+static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
+{
+	int pk = depth > 0 ? w->open_kind[depth - 1] : -1;
+	int64_t pidx = depth > 0 ? w->open[depth - 1] : -1;
+	const struct enc_opts *o = w->ctx->o;
+	struct ir_type *t = NULL;
+	int err = 0;
+
+	if (set_open(w, depth, OPEN_NONE, -1))
+		return -ENOMEM;
+	switch (die->tag) {
+	case DW_TAG_base_type: {
+		uint64_t enc = 0, size = 0;
+
+		dw_udata(die, DW_AT_encoding, &enc);
+		dw_udata(die, DW_AT_byte_size, &size);
+		if (o->floats && is_float_name_ok((unsigned)enc)) {
+			t = new_type(w, die, IR_FLOAT);
+		} else {
+			t = new_type(w, die, IR_INT);
+			if (t && (enc == DW_ATE_complex_float || enc == DW_ATE_imaginary_float))
+				note(w, "%s: DIE 0x%llx: complex/imaginary base type '%s' encoded as a %llu-byte INT",
+				     w->ctx->in->dw ? dw_file_path(w->ctx->in->dw) : "",
+				     (unsigned long long)DW_REF_OFF(die->off), t->name ? t->name : "",
+				     (unsigned long long)size);
+		}
+		if (!t)
+			return -ENOMEM;
+		t->size = size;
+		if (enc == DW_ATE_signed || enc == DW_ATE_signed_char)
+			t->enc = BTF_INT_SIGNED;
+		else if (enc == DW_ATE_boolean)
+			t->enc = BTF_INT_BOOL;
+		if (t->kind == IR_INT && w->int_type < 0 && t->name && !strcmp(t->name, "int") &&
+		    size == 4)
+			w->int_type = (int64_t)w->ntypes - 1;
+		break;
+	}
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+	case DW_TAG_ptr_to_member_type:
+		t = new_type(w, die, IR_PTR);
+		if (t && die->tag != DW_TAG_pointer_type)
+			note(w, "DIE 0x%llx: %s encoded as a pointer",
+			     (unsigned long long)DW_REF_OFF(die->off), dw_tag_name(die->tag));
+		if (t)
+			err = set_open(w, depth, OPEN_TYPE, (int64_t)w->ntypes - 1);
+		break;
+	case DW_TAG_const_type:
+		t = new_type(w, die, IR_CONST);
+		break;
+	case DW_TAG_volatile_type:
+		t = new_type(w, die, IR_VOLATILE);
+		break;
+	case DW_TAG_restrict_type:
+		t = new_type(w, die, IR_RESTRICT);
+		break;
+	case DW_TAG_typedef:
+		t = new_type(w, die, IR_TYPEDEF);
+		if (t && !t->name) {
+			/* An anonymous typedef is only an alias. */
+			w->ntypes--;
+			return map_put(&w->map, die->off, 0);
+		}
+		if (t)
+			err = set_open(w, depth, OPEN_TYPE, (int64_t)w->ntypes - 1);
+		break;
+	case DW_TAG_LLVM_annotation:
+	case DW_TAG_GNU_annotation:
+		return add_annotation(w, die, pk, pidx);
+	case DW_TAG_atomic_type:
+	case DW_TAG_immutable_type:
+	case DW_TAG_shared_type:
+	case DW_TAG_packed_type:
+		/* No BTF kind: transparent, resolved to the target in pass 2. */
+		note(w, "DIE 0x%llx: %s dropped (no BTF equivalent)",
+		     (unsigned long long)DW_REF_OFF(die->off), dw_tag_name(die->tag));
+		return map_put(&w->map, die->off, 0);	/* 0 = alias, see resolve() */
+	case DW_TAG_unspecified_type:
+		return map_put(&w->map, die->off, MAP_VOID);
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+		if (dw_flag(die, DW_AT_declaration)) {
+			t = new_type(w, die, IR_FWD);
+			if (t)
+				t->fwd_union = die->tag == DW_TAG_union_type;
+		} else {
+			t = new_type(w, die, die->tag == DW_TAG_union_type ? IR_UNION : IR_STRUCT);
+			if (t) {
+				dw_udata(die, DW_AT_byte_size, &t->size);
+				err = set_open(w, depth, OPEN_TYPE, (int64_t)w->ntypes - 1);
+			}
+		}
+		break;
+	case DW_TAG_enumeration_type:
+		t = new_type(w, die, IR_ENUM);
+		if (t) {
+			if (!dw_udata(die, DW_AT_byte_size, &t->size) || !t->size)
+				t->size = 4;
+			err = set_open(w, depth, OPEN_TYPE, (int64_t)w->ntypes - 1);
+		}
+		break;
+	case DW_TAG_array_type:
+		t = new_type(w, die, IR_ARRAY);
+		if (t)
+			err = set_open(w, depth, OPEN_TYPE, (int64_t)w->ntypes - 1);
+		break;
+	case DW_TAG_subroutine_type:
+		t = new_type(w, die, IR_PROTO);
+		if (t)
+			err = set_open(w, depth, OPEN_TYPE, (int64_t)w->ntypes - 1);
+		break;
+	case DW_TAG_member:
+		if (pk == 0 && (w->types[pidx].kind == IR_STRUCT || w->types[pidx].kind == IR_UNION)) {
+			if (dw_flag(die, DW_AT_external) || dw_flag(die, DW_AT_declaration))
+				return 0;	/* C++ static member */
+			return add_member(w, (uint32_t)pidx, die);
+		}
+		return 0;
+	case DW_TAG_enumerator:
+		if (pk == 0 && w->types[pidx].kind == IR_ENUM)
+			return add_enumerator(w, (uint32_t)pidx, die);
+		return 0;
+	case DW_TAG_subrange_type:
+		if (pk == 0 && w->types[pidx].kind == IR_ARRAY)
+			return add_dim(w, (uint32_t)pidx, die);
+		return 0;
+	case DW_TAG_formal_parameter:
+	case DW_TAG_unspecified_parameters:
+		if (pk == 0 && w->types[pidx].kind == IR_PROTO)
+			return add_param(w, (uint32_t)pidx, die, false);
+		if (pk == 1)
+			return add_param(w, (uint32_t)pidx, die, true);
+		return 0;
+	case DW_TAG_subprogram: {
+		struct ir_func *f;
+
+		if (VEC_RESERVE(w->funcs, w->funcs_cap, w->nfuncs + 1))
+			return -ENOMEM;
+		f = &w->funcs[w->nfuncs++];
+		memset(f, 0, sizeof(*f));
+		f->name = dw_name(die);
+		f->die = die->off;
+		f->ret = dw_ref(w->ctx->in->dw, die, DW_AT_type);
+		f->declaration = dw_flag(die, DW_AT_declaration);
+		f->external = dw_flag(die, DW_AT_external);
+		f->named_params = true;
+		return set_open(w, depth, OPEN_FUNC, (int64_t)w->nfuncs - 1);
+	}
+	case DW_TAG_variable:
+		if (depth == 1) {
+			struct ir_var *var;
+			const struct dw_attr *a;
+
+			if (VEC_RESERVE(w->vars, w->vars_cap, w->nvars + 1))
+				return -ENOMEM;
+			var = &w->vars[w->nvars++];
+			memset(var, 0, sizeof(*var));
+			var->name = dw_name(die);
+			var->die = die->off;
+			var->type = dw_ref(w->ctx->in->dw, die, DW_AT_type);
+			var->spec = dw_ref(w->ctx->in->dw, die, DW_AT_specification);
+			var->declaration = dw_flag(die, DW_AT_declaration);
+			var->external = dw_flag(die, DW_AT_external);
+			if (set_open(w, depth, OPEN_VAR, (int64_t)w->nvars - 1))
+				return -ENOMEM;
+			a = dw_attr(die, DW_AT_location);
+			if (a && a->cls == DW_CL_BLOCK && a->len == 1u + w->unit->addr_size &&
+			    a->blk[0] == DW_OP_addr) {
+				var->addr = 0;
+				memcpy(&var->addr, a->blk + 1, w->unit->addr_size);
+				if (belf_big_endian(w->ctx->in->elf))
+					var->addr = w->unit->addr_size == 8 ? bswap64(var->addr)
+									    : bswap32((uint32_t)var->addr);
+				var->has_addr = true;
+			}
+		}
+		return 0;
+	default:
+		return 0;
+	}
+	if (err)
+		return err;
+	return t ? 0 : -ENOMEM;
+}
+
+/* Walk DIEs from cursor c; stop_depth > 0 stops at the next DIE at or above it. */
+static int walk(struct enc_worker *w, struct dw_cursor *c, int stop_depth)
+{
+	bool first = true;
+	int r;
+
+	while ((r = dw_next(c, &w->die)) > 0) {
+		if (stop_depth > 0 && !first && w->die.depth <= stop_depth)
+			break;
+		first = false;
+		if ((r = visit(w, &w->die, w->die.depth)) < 0)
+			return r;
+	}
+	return r < 0 ? r : 0;
+}
+
+/* Pull a DIE outside this unit (ref_addr, type unit, dwz) into the IR. */
+static int import_foreign(struct enc_worker *w, uint64_t ref)
+{
+	struct dw_cursor c;
+	int r;
+
+	if ((r = dw_cursor_at(&c, w->ctx->in->dw, ref, w->d)))
+		return r;
+	/* Depth 1 under a fresh "no container" depth 0. */
+	if (set_open(w, 0, OPEN_NONE, -1))
+		return -ENOMEM;
+	return walk(w, &c, 1);
+}
+
+/*
+ * Local id for a DWARF type reference; pulls foreign DIEs in.  Aliases
+ * (atomic, anonymous typedef) resolve to their own target.
+ */
+static int resolve(struct enc_worker *w, uint64_t ref, uint32_t *id)
+{
+	int guard;
+
+	for (guard = 0; guard < 64; guard++) {
+		uint32_t v;
+		int r;
+
+		if (!ref) {
+			*id = 0;
+			return 0;
+		}
+		if (map_find(&w->map, ref, &v) && v >= MAP_VOID) {
+			*id = v - 1;
+			return 0;
+		}
+		if (map_find(&w->map, ref, &v)) {
+			/* alias: follow the DIE's own DW_AT_type */
+			struct dw_die *die = mem_alloc(sizeof(*die));
+
+			if (!die)
+				return -ENOMEM;
+			r = dw_die_at(w->ctx->in->dw, ref, die, w->d);
+			ref = r ? 0 : dw_ref(w->ctx->in->dw, die, DW_AT_type);
+			mem_free(die);
+			if (r)
+				return r;
+			continue;
+		}
+		if ((r = import_foreign(w, ref)) < 0)
+			return r;
+		if (!map_find(&w->map, ref, &v))
+			return diag_err(w->d, EINVAL,
+					"%s: DIE 0x%llx: type reference to a DIE that is not a type",
+					dw_file_path(w->ctx->in->dw), (unsigned long long)DW_REF_OFF(ref));
+	}
+	return diag_err(w->d, ELOOP, "%s: DIE 0x%llx: chain of type aliases too long",
+			dw_file_path(w->ctx->in->dw), (unsigned long long)DW_REF_OFF(ref));
+}
+
+/* ---- pass 1.5: resolve every reference (importing foreign DIEs) ---- */
+
+static int resolve_all(struct enc_worker *w)
+{
+	size_t ti = 0, ki = 0, i;
+	int r;
+
+	/* Imports append to types and kids: loop until nothing new appears. */
+	while (ti < w->ntypes || ki < w->nkids) {
+		for (; ti < w->ntypes; ti++)
+			if ((r = resolve(w, w->types[ti].ref, &w->types[ti].ref_id)))
+				return r;
+		for (; ki < w->nkids; ki++)
+			if (w->kids[ki].kind == CH_MEMBER || w->kids[ki].kind == CH_PARAM)
+				if ((r = resolve(w, w->kids[ki].ref, &w->kids[ki].ref_id)))
+					return r;
+	}
+	for (i = 0; i < w->nfuncs; i++)
+		if (w->funcs[i].keep && (r = resolve(w, w->funcs[i].ret, &w->funcs[i].ret_id)))
+			return r;
+	/* Type-tag chains: PTR -> newest tag -> ... -> oldest tag -> pointee. */
+	for (i = 0; i < w->ntypes; i++) {
+		struct ir_type *t = &w->types[i];
+
+		if (t->tag >= 0 && (t->kind == IR_PTR || t->kind == IR_TYPE_TAG))
+			t->ref_id = (uint32_t)t->tag + 1;
+	}
+	return 0;
+}
+
+/*
+ * Children were recorded in walk order with a parent index; group them per
+ * parent, keeping their order (a counting sort).  Function parameters are
+ * recorded against ir_func entries: those parents are offset by ntypes.
+ */
+static int group_children(struct enc_worker *w)
+{
+	size_t nparents = w->ntypes + w->nfuncs, i;
+	uint32_t sum = 0;
+
+	if (VEC_RESERVE(w->count, w->count_cap, nparents + 1) ||
+	    VEC_RESERVE(w->kids_sorted, w->sorted_cap, w->nkids + 1))
+		return -ENOMEM;
+	memset(w->count, 0, (nparents + 1) * sizeof(*w->count));
+	for (i = 0; i < w->nkids; i++) {
+		uint32_t p = w->kids[i].parent;
+
+		if (p & FUNC_PARENT)
+			p = (uint32_t)w->ntypes + (p & ~FUNC_PARENT);
+		w->kids[i].parent = p;
+		w->count[p]++;
+	}
+	for (i = 0; i < nparents; i++) {
+		uint32_t c = w->count[i];
+
+		if (i < w->ntypes) {
+			w->types[i].first = sum;
+			w->types[i].n = c;
+		} else {
+			w->funcs[i - w->ntypes].first = sum;
+			w->funcs[i - w->ntypes].n = c;
+		}
+		w->count[i] = sum;
+		sum += c;
+	}
+	for (i = 0; i < w->nkids; i++)
+		w->kids_sorted[w->count[w->kids[i].parent]++] = w->kids[i];
+	return 0;
+}
+
+/* ---- pass 2: IR -> BTF ---- */
+
+static bool int_size_ok(uint64_t sz)
+{
+	return sz && sz <= 16 && !(sz & (sz - 1));
+}
+
+static int emit_type(struct enc_worker *w, struct btf *b, const struct ir_type *t,
+		     uint32_t index_id)
+{
+	const struct enc_opts *o = w->ctx->o;
+	const struct ir_child *k = w->kids_sorted + t->first;
+	uint32_t i;
+	int id = -EINVAL;
+
+	switch (t->kind) {
+	case IR_INT:
+		if (!int_size_ok(t->size)) {
+			note(w, "DIE 0x%llx: base type '%s' of %llu bytes encoded as __SANITIZED_FAKE_INT__",
+			     (unsigned long long)DW_REF_OFF(t->die), t->name ? t->name : "",
+			     (unsigned long long)t->size);
+			return btf_add_int(b, "__SANITIZED_FAKE_INT__", 4, 0);
+		}
+		return btf_add_int(b, t->name ? t->name : "__anon_int__", (uint32_t)t->size, t->enc);
+	case IR_FLOAT:
+		return btf_add_float(b, t->name ? t->name : "__anon_float__", (uint32_t)t->size);
+	case IR_PTR: return btf_add_ptr(b, t->ref_id);
+	case IR_TYPE_TAG: return btf_add_type_tag(b, t->name, t->ref_id);
+	case IR_CONST: return btf_add_const(b, t->ref_id);
+	case IR_VOLATILE: return btf_add_volatile(b, t->ref_id);
+	case IR_RESTRICT: return btf_add_restrict(b, t->ref_id);
+	case IR_TYPEDEF: return btf_add_typedef(b, t->name, t->ref_id);
+	case IR_FWD:
+		return btf_add_fwd(b, t->name ? t->name : "", t->fwd_union ? BTF_KIND_UNION
+									    : BTF_KIND_STRUCT);
+	case IR_STRUCT:
+	case IR_UNION:
+		id = t->kind == IR_UNION ? btf_add_union(b, t->name, (uint32_t)t->size)
+					 : btf_add_struct(b, t->name, (uint32_t)t->size);
+		for (i = 0; id > 0 && i < t->n; i++)
+			if (btf_add_member(b, k[i].name, k[i].ref_id,
+					   t->kind == IR_UNION ? 0 : (uint32_t)k[i].bit_offset,
+					   k[i].bit_size) < 0)
+				return -EINVAL;
+		return id;
+	case IR_ENUM:
+		if (t->size > 4 && o->enum64) {
+			id = btf_add_enum64(b, t->name, (uint32_t)t->size, t->enum_signed);
+			for (i = 0; id > 0 && i < t->n; i++)
+				if (btf_add_enum64_value(b, k[i].name, (uint64_t)k[i].value) < 0)
+					return -EINVAL;
+		} else {
+			id = btf_add_enum(b, t->name, (uint32_t)(t->size > 8 ? 4 : t->size));
+			for (i = 0; id > 0 && i < t->n; i++) {
+				int64_t v = k[i].value;
+
+				/* Truncated to 32 bits when ENUM64 is off (pahole does the same). */
+				if (t->size > 4)
+					v = k[i].value_signed ? (int32_t)v : (int64_t)(uint32_t)v;
+				if (btf_add_enum_value(b, k[i].name, v) < 0)
+					return -EINVAL;
+			}
+		}
+		return id;
+	case IR_ARRAY: {
+		uint32_t nelems = 1;
+
+		for (i = 0; i < t->n; i++)
+			nelems *= (uint32_t)k[i].value;
+		return btf_add_array(b, index_id, t->ref_id, t->n ? nelems : 0);
+	}
+	case IR_PROTO:
+		id = btf_add_func_proto(b, t->ref_id);
+		for (i = 0; id > 0 && i < t->n; i++) {
+			if (k[i].kind == CH_VARARG)
+				continue;
+			if (btf_add_param(b, k[i].name, k[i].ref_id) < 0)
+				return -EINVAL;
+		}
+		if (id > 0 && t->has_vararg && btf_add_param(b, NULL, 0) < 0)
+			return -EINVAL;
+		return id;
+	}
+	return id;
+}
+
+static int emit_func(struct enc_worker *w, struct btf *b, const struct ir_func *f)
+{
+	const struct ir_child *k = w->kids_sorted + f->first;
+	struct frag_func *ff;
+	int proto, id, func_id;
+	uint32_t i;
+
+	proto = btf_add_func_proto(b, f->ret_id);
+	for (i = 0; proto > 0 && i < f->n; i++) {
+		if (k[i].kind != CH_PARAM)
+			continue;
+		if (btf_add_param(b, k[i].name, k[i].ref_id) < 0)
+			return -EINVAL;
+	}
+	if (proto > 0 && f->vararg && btf_add_param(b, NULL, 0) < 0)
+		return -EINVAL;
+	if (proto < 0)
+		return proto;
+	id = btf_add_func(b, f->name, BTF_FUNC_STATIC, (uint32_t)proto);
+	if (id < 0)
+		return id;
+	func_id = id;
+	for (i = 0; i < w->ntags; i++) {
+		const struct ir_decl_tag *dt = &w->tags[i];
+
+		if (dt->on != TAG_ON_FUNC || dt->target != (uint32_t)(f - w->funcs))
+			continue;
+		/* the group ends at the last tag */
+		if ((id = btf_add_decl_tag(b, dt->value, (uint32_t)func_id, dt->component)) < 0)
+			return id;
+	}
+	if (VEC_RESERVE(w->frag->funcs, w->frag->funcs_cap, w->frag->nfuncs + 1))
+		return -ENOMEM;
+	ff = &w->frag->funcs[w->frag->nfuncs++];
+	ff->name = f->name;
+	ff->first = (uint32_t)proto;
+	ff->last = (uint32_t)id;	/* FUNC_PROTO, FUNC, then its decl tags */
+	return 0;
+}
+
+/* Function candidates (pahole 1.24 rules; the name check is done at merge). */
+static void select_funcs(struct enc_worker *w)
+{
+	const struct enc_syms *sy = w->ctx->syms;
+	size_t i;
+
+	for (i = 0; i < w->nfuncs; i++) {
+		struct ir_func *f = &w->funcs[i];
+
+		f->keep = false;
+		if (f->declaration || !f->name || !f->named_params)
+			continue;
+		if (sy->have_funcs) {
+			if (strset_find(&sy->funcs, f->name, strlen(f->name)) < 0)
+				continue;
+		} else if (!f->external) {
+			continue;
+		}
+		f->keep = true;
+	}
+}
+
+static const struct percpu_sym *percpu_find(const struct enc_syms *sy, uint64_t addr)
+{
+	size_t lo = 0, hi = sy->npercpu;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (sy->percpu[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sy->npercpu && sy->percpu[lo].addr == addr ? &sy->percpu[lo] : NULL;
+}
+
+/*
+ * Per-CPU variables (pahole 1.24 rules): a top-level variable at an address
+ * of a sized STT_OBJECT symbol of .data..percpu, named like the symbol when
+ * at address 0; type and linkage from its declaration when it has one.
+ * Runs before grouping, since resolving the type may import DIEs.
+ */
+static int select_vars(struct enc_worker *w)
+{
+	const struct enc_syms *sy = w->ctx->syms;
+	struct dw_die *spec = NULL;
+	size_t i;
+	int err = 0;
+
+	if (!w->ctx->o->vars || !sy->have_percpu)
+		return 0;
+	for (i = 0; i < w->nvars; i++) {
+		struct ir_var *v = &w->vars[i];
+		const struct percpu_sym *ps;
+
+		v->ps = NULL;
+		if ((v->declaration && !v->spec) || !v->has_addr)
+			continue;
+		v->addr -= sy->percpu_base;
+		if (!(ps = percpu_find(sy, v->addr)))
+			continue;
+		if (!v->addr && (!v->name || strcmp(v->name, ps->name)))
+			continue;
+		if (v->spec) {
+			if (!spec && !(spec = mem_alloc(sizeof(*spec)))) {
+				err = -ENOMEM;
+				break;
+			}
+			if ((err = dw_die_at(w->ctx->in->dw, v->spec, spec, w->d)))
+				break;
+			v->type = dw_ref(w->ctx->in->dw, spec, DW_AT_type);
+			v->external = dw_flag(spec, DW_AT_external);
+		}
+		if (!v->type) {
+			if (w->ctx->o->force) {
+				note(w, "variable '%s' has void type, skipped", ps->name);
+				continue;
+			}
+			err = diag_err(w->d, EINVAL,
+				       "%s: DIE 0x%llx: per-CPU variable '%s' has void type (use --force to skip it)",
+				       dw_file_path(w->ctx->in->dw),
+				       (unsigned long long)DW_REF_OFF(v->die), ps->name);
+			break;
+		}
+		if ((err = resolve(w, v->type, &v->type_id)))
+			break;
+		v->ps = ps;
+	}
+	mem_free(spec);
+	return err;
+}
+
+static int emit_vars(struct enc_worker *w, struct btf *b)
+{
+	size_t i, j;
+
+	for (i = 0; i < w->nvars; i++) {
+		const struct ir_var *v = &w->vars[i];
+		struct frag_var *fv;
+		int id;
+
+		if (!v->ps)
+			continue;
+		id = btf_add_var(b, v->ps->name,
+				 v->external ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC, v->type_id);
+		if (id < 0)
+			return id;
+		if (VEC_RESERVE(w->frag->vars, w->frag->vars_cap, w->frag->nvars + 1))
+			return -ENOMEM;
+		fv = &w->frag->vars[w->frag->nvars++];
+		fv->id = fv->last = (uint32_t)id;
+		fv->offset = v->addr;
+		fv->size = v->ps->size;
+		for (j = 0; j < w->ntags; j++) {
+			const struct ir_decl_tag *dt = &w->tags[j];
+
+			if (dt->on != TAG_ON_VAR || dt->target != i)
+				continue;
+			if ((id = btf_add_decl_tag(b, dt->value, fv->id, -1)) < 0)
+				return id;
+			fv->last = (uint32_t)id;
+		}
+	}
+	return 0;
+}
+
+static bool lang_excluded(const struct enc_opts *o, uint32_t lang)
+{
+	const uint32_t *l;
+
+	for (l = o->lang_exclude; l && *l; l++)
+		if (*l == lang)
+			return true;
+	return false;
+}
+
+int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui)
+{
+	const struct dw_unit *u = dw_unit_at(ctx->in->dw, ui);
+	struct cu_frag *frag = &ctx->frags[ui];
+	uint32_t index_id = 0;
+	struct dw_cursor c;
+	struct btf *b;
+	size_t i;
+	int err;
+
+	memset(frag, 0, sizeof(*frag));
+	w->ctx = ctx;
+	w->unit = u;
+	w->frag = frag;
+	w->d = &frag->diag;
+	w->ntypes = w->nkids = w->nfuncs = w->nvars = w->ntags = 0;
+	w->int_type = -1;
+	if (u->in_types || u->unit_type == DW_UT_type || u->unit_type == DW_UT_partial ||
+	    u->unit_type == DW_UT_split_type || lang_excluded(ctx->o, u->lang)) {
+		/* Type and partial units are read through references only. */
+		frag->skipped = true;
+		return 0;
+	}
+	if ((err = map_reset(&w->map, (u->end - u->off) / 16)))
+		goto fail;
+	if ((err = dw_cursor_init(&c, ctx->in->dw, u, w->d)))
+		goto fail;
+	if ((err = set_open(w, 0, OPEN_NONE, -1)) || (err = walk(w, &c, 0)))
+		goto fail;
+	select_funcs(w);
+	if ((err = resolve_all(w)) || (err = select_vars(w)) || (err = resolve_all(w)) ||
+	    (err = group_children(w)))
+		goto fail;
+
+	b = frag->btf = btf_new(NULL);
+	if (!b) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	/* The array index type: the unit's "int", else one made up after the types. */
+	if (w->int_type >= 0)
+		index_id = (uint32_t)w->int_type + 1;
+	else
+		for (i = 0; i < w->ntypes; i++)
+			if (w->types[i].kind == IR_ARRAY) {
+				index_id = (uint32_t)w->ntypes + 1;
+				break;
+			}
+	for (i = 0; i < w->ntypes; i++) {
+		int id = emit_type(w, b, &w->types[i], index_id);
+
+		if (id != (int)i + 1) {
+			err = diag_err(w->d, btf_error(b) ? btf_error(b)->code : EINVAL,
+				       "%s: DIE 0x%llx: cannot encode %s: %s",
+				       dw_file_path(ctx->in->dw),
+				       (unsigned long long)DW_REF_OFF(w->types[i].die),
+				       w->types[i].name ? w->types[i].name : "(anon)",
+				       btf_error(b) ? btf_error(b)->msg : "id drift");
+			goto fail;
+		}
+	}
+	if (index_id == w->ntypes + 1) {
+		if (btf_add_int(b, "__ARRAY_SIZE_TYPE__", 4, BTF_INT_SIGNED) != (int)index_id) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		frag->synth_id = index_id;
+	}
+	for (i = 0; i < w->ntags; i++) {
+		const struct ir_decl_tag *dt = &w->tags[i];
+
+		if (dt->on == TAG_ON_TYPE &&
+		    btf_add_decl_tag(b, dt->value, dt->target + 1, dt->component) < 0) {
+			err = diag_err(w->d, EINVAL, "%s: decl tag '%s': %s", dw_file_path(ctx->in->dw),
+				       dt->value, btf_error(b) ? btf_error(b)->msg : "");
+			goto fail;
+		}
+	}
+	frag->ntypes = btf_type_count(b) - 1;
+	frag->has_int = w->int_type >= 0;
+	frag->int_id = (uint32_t)(w->int_type + 1);
+	for (i = 0; i < w->nfuncs; i++) {
+		if (!w->funcs[i].keep)
+			continue;
+		if ((err = emit_func(w, b, &w->funcs[i]))) {
+			diag_err(w->d, -err, "%s: DIE 0x%llx: cannot encode function %s: %s",
+				 dw_file_path(ctx->in->dw), (unsigned long long)DW_REF_OFF(w->funcs[i].die),
+				 w->funcs[i].name, btf_error(b) ? btf_error(b)->msg : strerror(-err));
+			goto fail;
+		}
+	}
+	if ((err = emit_vars(w, b)))
+		goto fail;
+	return 0;
+fail:
+	frag->err = err;
+	if (!frag->diag.code)
+		diag_err(&frag->diag, -err, "%s: unit 0x%llx: %s", dw_file_path(ctx->in->dw),
+			 (unsigned long long)u->off, strerror(-err));
+	return err;
+}

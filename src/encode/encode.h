@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * encode/: DWARF -> BTF.  The pipeline (DESIGN.md section 2):
+ *
+ *   index (dwarf/)  ->  per-unit fragments, in parallel (cu.c)
+ *                   ->  merge in unit order, function/variable policy (encode.c)
+ *                   ->  dedup (btf/)  ->  the caller writes it
+ *
+ * Fragments are built by whichever worker picks a unit up, but each lands
+ * in the unit's own slot and merging walks the slots in unit order, so the
+ * result does not depend on the thread count.
+ */
+#ifndef BTFC_ENCODE_H
+#define BTFC_ENCODE_H
+
+#include "btf/btf.h"
+#include "encode/input.h"
+
+/* Which pahole's function selection to reproduce. */
+enum enc_compat {
+	ENC_COMPAT_124,		/* pahole 1.24: first definition wins, exact ELF names */
+	ENC_MODERN,		/* pahole 1.31 --btf_features=default policy */
+};
+
+typedef void (*enc_log_fn)(void *ctx, const char *line);
+
+struct enc_opts {
+	enum enc_compat compat;
+	bool floats;		/* FLOAT kind (else INT of the same size) */
+	bool enum64;		/* ENUM64 for 8-byte enums (else truncated ENUM) */
+	bool vars;		/* per-CPU VARs + .data..percpu DATASEC */
+	bool decl_tags, type_tags;
+	bool force;		/* skip invalid variables instead of failing */
+	bool consistent_func;	/* modern: drop functions with mismatching prototypes */
+	bool no_dedup;		/* return the merged, undeduplicated BTF */
+	unsigned jobs;		/* worker threads (>= 1) */
+	const uint32_t *lang_exclude;	/* DW_LANG_* codes to skip, 0-terminated */
+	int verbose;		/* > 0: notes through log */
+	enc_log_fn log;
+	void *log_ctx;
+};
+
+/* Per-phase wall times, seconds. */
+struct enc_stats {
+	double open, convert, merge, dedup;
+	uint64_t units, units_skipped, types_pre_dedup, funcs, vars;
+};
+
+void enc_opts_default(struct enc_opts *o);
+
+/*
+ * Encode the DWARF of in as BTF: base BTF, or split BTF on base (may be
+ * NULL).  On success *out holds the deduplicated BTF (byte order of the
+ * ELF).  An input without any type is an error (ENODATA).
+ */
+int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_opts *o,
+	       struct btf **out, struct enc_stats *st, struct diag *d);
+
+#endif

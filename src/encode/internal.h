@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BTFC_ENCODE_INTERNAL_H
+#define BTFC_ENCODE_INTERNAL_H
+
+#include "base/arena.h"
+#include "base/strset.h"
+#include "encode/encode.h"
+
+/* ELF facts the per-unit conversion needs; immutable while workers run. */
+struct enc_syms {
+	struct strset funcs;		/* names of STT_FUNC symbols */
+	bool have_funcs;
+	struct percpu_sym {
+		uint64_t addr, size;
+		const char *name;
+	} *percpu;
+	size_t npercpu;
+	bool have_percpu;		/* the file has .data..percpu */
+	uint64_t percpu_base;		/* section address (0 for ET_REL) */
+};
+
+/* A FUNC_PROTO + FUNC (+ tags) candidate, kept or dropped at merge time. */
+struct frag_func {
+	const char *name;
+	uint32_t first, last;		/* local ids */
+};
+
+struct frag_var {
+	uint32_t id, last;		/* local ids of the VAR and its last decl tag */
+	uint64_t offset, size;
+};
+
+/* One unit's BTF: ids 1..ntypes are types, then function groups, then VARs. */
+struct cu_frag {
+	struct btf *btf;
+	uint32_t ntypes;
+	struct frag_func *funcs;
+	size_t nfuncs, funcs_cap;
+	struct frag_var *vars;
+	size_t nvars, vars_cap;
+	char *notes;			/* verbose lines, '\n'-separated */
+	size_t notes_len, notes_cap;
+	bool skipped;			/* excluded language or no DWARF types */
+	bool has_int;			/* id int_id is the unit's "int" */
+	uint32_t int_id;
+	uint32_t synth_id;		/* a made-up array index type, or 0 */
+	int err;
+	struct diag diag;
+};
+
+struct enc_ctx {
+	const struct enc_opts *o;
+	struct dwarf_input *in;
+	const struct enc_syms *syms;
+	struct cu_frag *frags;		/* per unit */
+	struct enc_worker *workers;	/* per thread */
+};
+
+struct enc_worker;
+struct enc_worker *enc_worker_new(void);
+void enc_worker_free(struct enc_worker *w);
+/* Convert unit i of ctx->in into ctx->frags[i]. */
+int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t i);
+void cu_frag_free(struct cu_frag *f);
+
+#endif

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* BTF model: builder, strings, field iteration, parse, write, append. */
+#include "test.h"
+
+#include "base/mem.h"
+#include "btf/btf.h"
+
+/* A small BTF with every kind; returns NULL on failure. */
+static struct btf *build_all_kinds(void)
+{
+	struct btf *b = btf_new(NULL);
+	int i_int, i_s, i_fp, i_var;
+
+	if (!b)
+		return NULL;
+	i_int = btf_add_int(b, "int", 4, BTF_INT_SIGNED);		/* 1 */
+	btf_add_ptr(b, i_int);						/* 2 */
+	btf_add_array(b, i_int, i_int, 10);				/* 3 */
+	i_s = btf_add_struct(b, "s", 8);				/* 4 */
+	btf_add_member(b, "a", i_int, 0, 0);
+	btf_add_member(b, "b", i_int, 32, 3);
+	btf_add_union(b, "u", 4);					/* 5 */
+	btf_add_member(b, "x", i_int, 0, 0);
+	btf_add_enum(b, "e", 4);					/* 6 */
+	btf_add_enum_value(b, "E0", 0);
+	btf_add_enum_value(b, "EM", -1);
+	btf_add_fwd(b, "fw", BTF_KIND_UNION);				/* 7 */
+	btf_add_typedef(b, "int_t", i_int);				/* 8 */
+	btf_add_volatile(b, i_int);					/* 9 */
+	btf_add_const(b, i_int);					/* 10 */
+	btf_add_restrict(b, 2);						/* 11 */
+	i_fp = btf_add_func_proto(b, i_int);				/* 12 */
+	btf_add_param(b, "p", i_int);
+	btf_add_param(b, NULL, 0);
+	btf_add_func(b, "f", BTF_FUNC_GLOBAL, i_fp);			/* 13 */
+	i_var = btf_add_var(b, "v", BTF_VAR_GLOBAL_ALLOCATED, i_int);	/* 14 */
+	btf_add_datasec(b, ".data", 4);					/* 15 */
+	btf_add_secinfo(b, i_var, 0, 4);
+	btf_add_float(b, "double", 8);					/* 16 */
+	btf_add_decl_tag(b, "tag", i_s, 1);				/* 17 */
+	btf_add_type_tag(b, "user", i_int);				/* 18 */
+	btf_add_enum64(b, "e64", 8, false);				/* 19 */
+	btf_add_enum64_value(b, "BIG", 0x100000000ULL);
+	if (btf_error(b)) {
+		btf_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+TEST(btf_builder_all_kinds)
+{
+	struct btf *b = build_all_kinds();
+	const struct btf_type *t;
+
+	REQUIRE(b);
+	CHECK_EQ_U(btf_type_count(b), 20);
+	t = btf_type_by_id(b, 1);
+	CHECK_EQ_U(btf_kind(t), BTF_KIND_INT);
+	CHECK_EQ_U(btf_int_word(t), (BTF_INT_SIGNED << 24) | 32);
+	CHECK_STR(btf_name(b, t->name_off), "int");
+	t = btf_type_by_id(b, 4);
+	CHECK_EQ_U(btf_vlen(t), 2);
+	CHECK(btf_kflag(t));	/* switched to kflag by the bitfield */
+	CHECK_EQ_U(btf_member_bit_offset(t, &btf_members(t)[1]), 32);
+	CHECK_EQ_U(btf_member_bitfield_size(t, &btf_members(t)[1]), 3);
+	t = btf_type_by_id(b, 6);
+	CHECK(btf_kflag(t));	/* negative value makes it signed */
+	CHECK_EQ_U(btf_enums(t)[1].val, -1);
+	CHECK_EQ_U(btf_kflag(btf_type_by_id(b, 7)), 1);
+	CHECK_EQ_U(btf_vlen(btf_type_by_id(b, 12)), 2);
+	CHECK_EQ_U(btf_vlen(btf_type_by_id(b, 13)), BTF_FUNC_GLOBAL);
+	CHECK_EQ_U(btf_decl_tag(btf_type_by_id(b, 17))->component_idx, 1);
+	CHECK_EQ_U(btf_enum64_value(&btf_enum64s(btf_type_by_id(b, 19))[0]), 0x100000000ULL);
+	CHECK_EQ_U(btf_kind(btf_type_by_id(b, 0)), BTF_KIND_UNKN);
+	CHECK(btf_type_by_id(b, 20) == NULL);
+	CHECK_EQ_U(btf_find_by_name_kind(b, "s", BTF_KIND_STRUCT), 4);
+	CHECK_EQ_U(btf_find_by_name_kind(b, "int_t", BTF_KIND_TYPEDEF), 8);
+	CHECK(btf_find_by_name_kind(b, "s", BTF_KIND_UNION) == -ENOENT);
+	btf_free(b);
+}
+
+TEST(btf_builder_rejects_bad_input)
+{
+	struct btf *b = btf_new(NULL);
+
+	REQUIRE(b);
+	CHECK(btf_add_int(b, "i", 3, 0) == -EINVAL);
+	CHECK(btf_error(b) && strstr(btf_error(b)->msg, "invalid size 3"));
+	CHECK(btf_add_int(b, "", 4, 0) == -EINVAL);
+	CHECK(btf_add_float(b, "f", 10) == -EINVAL);
+	CHECK(btf_add_member(b, "m", 1, 0, 0) == -EINVAL);	/* no struct open */
+	CHECK(btf_add_enum(b, "e", 3) == -EINVAL);
+	CHECK(btf_add_func(b, "f", 3, 1) == -EINVAL);
+	CHECK(btf_add_var(b, "v", 3, 1) == -EINVAL);
+	CHECK(btf_add_decl_tag(b, "t", 1, -2) == -EINVAL);
+	CHECK(btf_add_fwd(b, "x", BTF_KIND_INT) == -EINVAL);
+	REQUIRE(btf_add_union(b, "u", 4) == 1);
+	CHECK(btf_add_member(b, "m", 1, 8, 0) == -EINVAL);	/* union member at bit 8 */
+	REQUIRE(btf_add_enum(b, "e", 4) == 2);
+	CHECK(btf_add_enum_value(b, "big", 0x100000000LL) == -EINVAL);
+	CHECK_EQ_U(btf_type_count(b), 3);
+	btf_free(b);
+}
+
+TEST(btf_strings_dedup_and_split_reuse)
+{
+	struct btf *base = btf_new(NULL), *split;
+	int64_t a, b2, c;
+	size_t len;
+
+	REQUIRE(base);
+	a = btf_add_str(base, "foo");
+	b2 = btf_add_str(base, "foo");
+	CHECK_EQ_U(a, 1);
+	CHECK_EQ_U(b2, 1);	/* P7: same offset */
+	CHECK_EQ_U(btf_strs_len(base), 5);
+	CHECK_EQ_U(btf_add_str(base, ""), 0);
+	btf_add_int(base, "int", 4, 0);
+	split = btf_new(base);
+	REQUIRE(split);
+	CHECK_EQ_U(btf_start_id(split), 2);
+	CHECK_EQ_U(split->start_str_off, btf_strs_end(base));
+	len = btf_strs_len(split);
+	CHECK_EQ_U(btf_add_str(split, "foo"), 1);	/* P8: base offset */
+	CHECK_EQ_U(btf_strs_len(split), len);
+	c = btf_add_str(split, "bar");
+	CHECK_EQ_U(c, btf_strs_end(base));
+	CHECK_STR(btf_name(split, (uint32_t)c), "bar");
+	CHECK_STR(btf_name(split, 1), "foo");
+	CHECK(btf_name(split, btf_strs_end(split)) == NULL);
+	CHECK_EQ_U(btf_find_str(split, "int"), btf_find_str(base, "int"));
+	CHECK_EQ_U(btf_add_ptr(split, 1), 2);
+	CHECK_EQ_U(btf_find_by_name_kind(split, "int", BTF_KIND_INT), 1);
+	btf_free(split);
+	btf_free(base);
+}
+
+static int count_fields(struct btf_type *t, enum btf_field_kind k, uint32_t *vals, int max)
+{
+	struct btf_field_iter it;
+	uint32_t *p;
+	int n = 0;
+
+	if (btf_field_iter_init(&it, t, k))
+		return -1;
+	while ((p = btf_field_iter_next(&it)))
+		if (n < max)
+			vals[n++] = *p;
+	return n;
+}
+
+TEST(btf_field_iter_order)
+{
+	struct btf *b = build_all_kinds();
+	uint32_t v[8];
+
+	REQUIRE(b);
+	/* ARRAY: element type, then index type. */
+	CHECK_EQ_U(count_fields(btf_type_mut(b, 3), BTF_FIELD_IDS, v, 8), 2);
+	CHECK_EQ_U(v[0], 1);
+	CHECK_EQ_U(v[1], 1);
+	/* FUNC_PROTO: return type then params; names: own name then params. */
+	CHECK_EQ_U(count_fields(btf_type_mut(b, 12), BTF_FIELD_IDS, v, 8), 3);
+	CHECK_EQ_U(v[2], 0);
+	CHECK_EQ_U(count_fields(btf_type_mut(b, 12), BTF_FIELD_STRS, v, 8), 3);
+	CHECK_STR(btf_name(b, v[1]), "p");
+	/* STRUCT: each member type; names: own then members. */
+	CHECK_EQ_U(count_fields(btf_type_mut(b, 4), BTF_FIELD_IDS, v, 8), 2);
+	CHECK_EQ_U(count_fields(btf_type_mut(b, 4), BTF_FIELD_STRS, v, 8), 3);
+	CHECK_STR(btf_name(b, v[2]), "b");
+	/* INT has no ids; ENUM64 has name + one value name; FWD has its type word. */
+	CHECK_EQ_U(count_fields(btf_type_mut(b, 1), BTF_FIELD_IDS, v, 8), 0);
+	CHECK_EQ_U(count_fields(btf_type_mut(b, 19), BTF_FIELD_STRS, v, 8), 2);
+	CHECK_EQ_U(count_fields(btf_type_mut(b, 7), BTF_FIELD_IDS, v, 8), 1);
+	/* DATASEC: each entry's type. */
+	CHECK_EQ_U(count_fields(btf_type_mut(b, 15), BTF_FIELD_IDS, v, 8), 1);
+	CHECK_EQ_U(v[0], 14);
+	btf_free(b);
+}
+
+static void *swap_blob(const uint8_t *p, size_t len)
+{
+	/* Foreign order: magic u16, version/flags bytes, u32 header words, u32 type words. */
+	uint8_t *q = mem_alloc(len);
+	uint32_t hdr_len = load32(p + 4), type_len = load32(p + 12), str_off = load32(p + 16);
+	size_t i;
+
+	if (!q)
+		return NULL;
+	memcpy(q, p, len);
+	store16(q, bswap16(load16(p)));
+	for (i = 4; i < hdr_len; i += 4)
+		store32(q + i, bswap32(load32(p + i)));
+	for (i = 0; i < type_len; i += 4)
+		store32(q + hdr_len + i, bswap32(load32(p + hdr_len + i)));
+	(void)str_off;
+	return q;
+}
+
+TEST(btf_write_parse_round_trip_both_orders)
+{
+	struct btf *b = build_all_kinds(), *p1 = NULL, *p2 = NULL;
+	struct diag d = { 0 };
+	void *blob = NULL, *blob2 = NULL, *sw = NULL, *blob3 = NULL;
+	size_t len, len2, len3;
+
+	REQUIRE(b);
+	REQUIRE(btf_write(b, &blob, &len, &d) == 0);
+	CHECK_EQ_U(load16(blob), BTF_MAGIC);
+	CHECK_EQ_U(load32((uint8_t *)blob + 4), 24);
+	REQUIRE(btf_parse(blob, len, NULL, &p1, &d) == 0);
+	CHECK_EQ_U(btf_type_count(p1), 20);
+	REQUIRE(btf_write(p1, &blob2, &len2, &d) == 0);
+	CHECK(len == len2 && !memcmp(blob, blob2, len));	/* P1 on a small blob */
+	/* P4: the byte-swapped blob parses to the same types. */
+	sw = swap_blob(blob, len);
+	REQUIRE(sw);
+	CHECK(memcmp(sw, blob, len) != 0);
+	REQUIRE(btf_parse(sw, len, NULL, &p2, &d) == 0);
+	CHECK(p2->endian != btf_host_endian());
+	CHECK_EQ_U(p2->types_len, p1->types_len);
+	CHECK(!memcmp(p2->types, p1->types, p1->types_len * 4));
+	CHECK_STR(btf_name(p2, btf_type_by_id(p2, 19)->name_off), "e64");
+	/* P5: writing keeps the source order; swapping back gives the original. */
+	REQUIRE(btf_write(p2, &blob3, &len3, &d) == 0);
+	CHECK(len3 == len && !memcmp(blob3, sw, len));
+	mem_free(blob3);
+	btf_set_endian(p2, btf_host_endian());
+	REQUIRE(btf_write(p2, &blob3, &len3, &d) == 0);
+	CHECK(len3 == len && !memcmp(blob3, blob, len));
+	mem_free(blob);
+	mem_free(blob2);
+	mem_free(blob3);
+	mem_free(sw);
+	btf_free(b);
+	btf_free(p1);
+	btf_free(p2);
+}
+
+TEST(btf_parse_errors_name_offsets)
+{
+	struct btf *b = build_all_kinds(), *p = NULL;
+	struct diag d = { 0 };
+	uint8_t *blob = NULL;
+	size_t len;
+
+	REQUIRE(b);
+	REQUIRE(btf_write(b, (void **)&blob, &len, &d) == 0);
+	CHECK(btf_parse(blob, 7, NULL, &p, &d) == -EINVAL);
+	diag_clear(&d);
+	blob[0] = 0x34;
+	CHECK(btf_parse(blob, len, NULL, &p, &d) == -EINVAL);
+	CHECK(strstr(d.msg, "magic") != NULL);
+	blob[0] = 0x9f;
+	diag_clear(&d);
+	/* Truncated type section: cut the last record's trailing word. */
+	store32(blob + 12, load32(blob + 12) - 4);
+	CHECK(btf_parse(blob, len, NULL, &p, &d) == -EINVAL);
+	CHECK(strstr(d.msg, "type [19]") != NULL);
+	store32(blob + 12, load32(blob + 12) + 4);
+	diag_clear(&d);
+	/* Last string byte not NUL. */
+	blob[len - 1] = 'x';
+	CHECK(btf_parse(blob, len, NULL, &p, &d) == -EINVAL);
+	CHECK(strstr(d.msg, "NUL") != NULL);
+	blob[len - 1] = 0;
+	diag_clear(&d);
+	/* Reference to a missing id: libbpf-level sanity, off in lenient mode. */
+	store32(blob + 24 + 16 + 8, 99);	/* PTR (id 2) -> 99 */
+	CHECK(btf_parse(blob, len, NULL, &p, &d) == -EINVAL);
+	CHECK(strstr(d.msg, "type [2] PTR") && strstr(d.msg, "99"));
+	diag_clear(&d);
+	CHECK(btf_parse_flags(blob, len, NULL, BTF_PARSE_LENIENT, &p, &d) == 0);
+	btf_free(p);
+	/* Unknown kind 20 without a layout section. */
+	store32(blob + 24 + 16 + 4, 20u << 24);
+	diag_clear(&d);
+	CHECK(btf_parse(blob, len, NULL, &p, &d) == -EINVAL);
+	CHECK(strstr(d.msg, "unknown kind 20") != NULL);
+	mem_free(blob);
+	btf_free(b);
+}
+
+TEST(btf_parse_split_needs_base)
+{
+	struct btf *base = build_all_kinds(), *split, *p = NULL, *pb = NULL;
+	struct diag d = { 0 };
+	void *bb = NULL, *sb = NULL;
+	size_t bl, sl;
+
+	REQUIRE(base);
+	split = btf_new(base);
+	REQUIRE(split);
+	btf_add_ptr(split, 4);
+	btf_add_struct(split, "only_in_split", 8);
+	btf_add_member(split, "next", 20, 0, 0);
+	REQUIRE(btf_write(split, &sb, &sl, &d) == 0);
+	REQUIRE(btf_write(base, &bb, &bl, &d) == 0);
+	/* P2: without the base, the first string byte is not NUL. */
+	CHECK(btf_parse(sb, sl, NULL, &p, &d) == -EINVAL);
+	CHECK(strstr(d.msg, "split") != NULL);
+	diag_clear(&d);
+	REQUIRE(btf_parse(bb, bl, NULL, &pb, &d) == 0);
+	REQUIRE(btf_parse(sb, sl, pb, &p, &d) == 0);	/* P3 */
+	CHECK_EQ_U(btf_start_id(p), 20);
+	CHECK_EQ_U(btf_type_count(p), 22);
+	CHECK_STR(btf_name(p, btf_type_by_id(p, 21)->name_off), "only_in_split");
+	CHECK_STR(btf_name(p, btf_type_by_id(p, 4)->name_off), "s");
+	CHECK_EQ_U(btf_find_by_name_kind(p, "only_in_split", BTF_KIND_STRUCT), 21);
+	btf_free(p);
+	btf_free(pb);
+	btf_free(split);
+	btf_free(base);
+	mem_free(bb);
+	mem_free(sb);
+}
+
+TEST(btf_parse_layout_section_and_unknown_kind)
+{
+	/* P6: kind 20 described by a 21-entry layout section (32-byte header). */
+	static const struct btf_layout lay[21] = {
+		[1] = { 4, 0, 0 }, [20] = { 4, 8, 0 },
+	};
+	uint32_t types[] = {
+		0, 20u << 24 | 2, 0, 0xaaaa, 1, 2, 3, 4,	/* kind 20: info 4 + 2 x 8 */
+		1, BTF_KIND_INT << 24, 4, 32,		/* "i" int */
+	};
+	const char strs[] = "\0i";
+	uint8_t blob[32 + sizeof(types) + sizeof(lay) + sizeof(strs)];
+	struct btf *p = NULL;
+	struct diag d = { 0 };
+	void *out = NULL;
+	size_t olen;
+	uint32_t hdr[8] = { 0, 32, 0, sizeof(types), sizeof(types) + sizeof(lay), sizeof(strs),
+			    sizeof(types), sizeof(lay) };
+
+	memcpy(blob, hdr, 32);
+	store16(blob, BTF_MAGIC);
+	blob[2] = 1;
+	blob[3] = 0;
+	memcpy(blob + 32, types, sizeof(types));
+	memcpy(blob + 32 + sizeof(types), lay, sizeof(lay));
+	memcpy(blob + 32 + sizeof(types) + sizeof(lay), strs, sizeof(strs));
+	REQUIRE(btf_parse(blob, sizeof(blob), NULL, &p, &d) == 0);
+	CHECK_EQ_U(btf_type_count(p), 3);
+	CHECK_EQ_U(btf_find_by_name_kind(p, "i", BTF_KIND_INT), 2);
+	REQUIRE(btf_write(p, &out, &olen, &d) == 0);
+	CHECK(olen == sizeof(blob) && !memcmp(out, blob, olen));
+	mem_free(out);
+	btf_free(p);
+	/* Without the layout the same record is an error. */
+	hdr[1] = 24;
+	hdr[4] = sizeof(types);
+	memcpy(blob, hdr, 24);
+	store16(blob, BTF_MAGIC);
+	blob[2] = 1;
+	blob[3] = 0;
+	memmove(blob + 24, blob + 32, sizeof(types));
+	memcpy(blob + 24 + sizeof(types), strs, sizeof(strs));
+	diag_clear(&d);
+	CHECK(btf_parse(blob, 24 + sizeof(types) + sizeof(strs), NULL, &p, &d) == -EINVAL);
+	CHECK(strstr(d.msg, "unknown kind 20") != NULL);
+}
+
+TEST(btf_append_shifts_own_ids)
+{
+	struct btf *base = btf_new(NULL), *a, *b;
+	const struct btf_type *t;
+	int first;
+
+	REQUIRE(base);
+	btf_add_int(base, "int", 4, BTF_INT_SIGNED);	/* 1 */
+	a = btf_new(base);
+	b = btf_new(base);
+	REQUIRE(a && b);
+	btf_add_struct(a, "A", 4);			/* 2 */
+	btf_add_member(a, "x", 1, 0, 0);
+	btf_add_struct(b, "B", 8);			/* 2 in b */
+	btf_add_member(b, "y", 1, 0, 0);
+	btf_add_ptr(b, 2);				/* 3 in b: ptr to B */
+	first = btf_append(a, b);			/* P9 */
+	CHECK_EQ_U(first, 3);
+	CHECK_EQ_U(btf_type_count(a), 5);
+	t = btf_type_by_id(a, 3);
+	CHECK_STR(btf_name(a, t->name_off), "B");
+	CHECK_EQ_U(btf_members(t)[0].type, 1);	/* base reference unchanged */
+	CHECK_STR(btf_name(a, btf_members(t)[0].name_off), "y");
+	CHECK_EQ_U(btf_type_by_id(a, 4)->type, 3);	/* own reference shifted */
+	btf_free(a);
+	btf_free(b);
+	btf_free(base);
+}

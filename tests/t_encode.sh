@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# DWARF -> BTF against pahole 1.24 (graph equality via btfcanon.py) on
+# compiled fixtures, determinism across thread counts, and the Debian 6.12
+# kernel corpus (vmlinux and sampled modules equal to the shipped BTF).
+. "$(dirname "$0")/lib.sh"
+SRC=$ROOT/tests/fixtures/types.c
+CANON="python3 $ROOT/../shared/tools/btfcanon.py"
+[ -f "$ROOT/../shared/tools/btfcanon.py" ] || CANON="python3 /work/shared/tools/btfcanon.py"
+equal() { $CANON "$@" > "$WORK/canon.out" 2>&1; tail -1 "$WORK/canon.out" | grep -q '^EQUAL' ||
+	{ tail -12 "$WORK/canon.out"; return 1; }; }
+
+have pahole || { skip "pahole not installed: no fixture oracle"; }
+for cc in gcc clang; do
+	have $cc || continue
+	for g in 4 5; do
+		for opt in -O0 -O2; do
+			o=$WORK/$cc-g$g$opt.o
+			$cc -gdwarf-$g $opt -DPAHOLE_SAFE -c "$SRC" -o "$o" || { fail "$cc compile"; continue; }
+			have pahole || continue
+			pahole -J --btf_gen_floats --btf_encode_detached="$o.pahole" "$o" 2>/dev/null ||
+				{ skip "pahole failed on $cc g$g $opt"; continue; }
+			check "encode $cc g$g $opt" "$BTFC" encode "$o" -o "$o.btf"
+			check "graph equal to pahole: $cc g$g $opt" equal "$o.btf" "$o.pahole"
+			check "btfc verify: $cc g$g $opt" "$BTFC" verify --strict "$o.btf"
+		done
+	done
+done
+
+# Types pahole 1.24 cannot encode are degraded, with a note under -v.
+gcc -g -c "$SRC" -o "$WORK/full.o"
+"$BTFC" encode -v "$WORK/full.o" -o "$WORK/full.btf" 2> "$WORK/full.err"; rc=$?
+if [ $rc -eq 0 ] && grep -q 'DW_TAG_atomic_type dropped' "$WORK/full.err" &&
+   grep -q 'complex/imaginary base type' "$WORK/full.err"; then pass "atomic/complex degrade with notes"
+else fail "atomic/complex degrade with notes (rc=$rc)"; cat "$WORK/full.err" | head -5; fi
+
+# Determinism: several units (one per object), any thread count, same bytes.
+for i in 1 2 3 4 5 6; do
+	gcc -g -O1 -DPAHOLE_SAFE -Dvsum=vsum$i -Duse_all=use_all$i -Dglobal_counter=gc$i \
+		-Dflex_ptr=fp$i -Dthe_union=tu$i -Dthe_anon=ta$i -Dthe_packed=tp$i \
+		-Dthe_aligned=tal$i -Dthe_zero=tz$i -Dthe_ops=to$i -c "$SRC" -o "$WORK/m$i.o"
+done
+ld -r "$WORK"/m?.o -o "$WORK/multi.o"
+for j in 1 2 4 8; do "$BTFC" encode -j$j "$WORK/multi.o" -o "$WORK/multi-j$j.btf"; done
+ok=1; for j in 2 4 8; do cmp -s "$WORK/multi-j1.btf" "$WORK/multi-j$j.btf" || ok=0; done
+[ $ok = 1 ] && pass "same bytes for -j1/-j2/-j4/-j8" || fail "same bytes for -j1/-j2/-j4/-j8"
+
+echo 'int x;' | gcc -x c -c - -o "$WORK/nodebug.o"
+check_fails "no DWARF is an error (object)" "nodebug.o: no DWARF" "$BTFC" encode "$WORK/nodebug.o" -o "$WORK/x.btf"
+[ -e "$WORK/x.btf" ] && fail "failed encode left an output file" || pass "failed encode leaves no output"
+
+# The kernel corpus.
+if C=$(BTFC_NO_FETCH=${BTFC_NO_FETCH:-} "$ROOT/scripts/corpus.sh" 2>/dev/null); then
+	check "encode vmlinux" "$BTFC" encode -j2 "$C/vmlinux" -o "$WORK/vmlinux.btf"
+	check "vmlinux graph equal to Debian's .BTF" equal "$WORK/vmlinux.btf" "$C/vmlinux.btf"
+	n=0
+	for m in $(awk 'NR % 97 == 5' "$C/modules.txt" | head -${MODULES:-12}); do
+		rel=${m#*/lib/modules/*/}
+		"$BTFC" encode --base "$C/vmlinux.btf" "$m" -o "$WORK/mod.btf" &&
+		equal "$WORK/mod.btf" "$C/btf/$rel.btf" --base-a "$C/vmlinux.btf" --base-b "$C/vmlinux.btf" &&
+		n=$((n+1)) || echo "  module differs: $rel"
+	done
+	[ $n -eq "${MODULES:-12}" ] && pass "$n sampled modules graph equal to Debian's" ||
+		fail "sampled modules: only $n equal"
+else
+	skip "Debian corpus not available"
+fi
+rm -rf "$WORK"

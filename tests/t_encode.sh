@@ -48,6 +48,47 @@ echo 'int x;' | gcc -x c -c - -o "$WORK/nodebug.o"
 check_fails "no DWARF is an error (object)" "nodebug.o: no DWARF" "$BTFC" encode "$WORK/nodebug.o" -o "$WORK/x.btf"
 [ -e "$WORK/x.btf" ] && fail "failed encode left an output file" || pass "failed encode leaves no output"
 
+# In place: .BTF added (or replaced) through a temp file; every other
+# section keeps its bytes; the object still links; mode is kept.
+sections_same() { # sections_same A B: every section of A has the same bytes in B, except .BTF/.shstrtab
+	local a=$1 b=$2 s
+	for s in $(readelf -SW "$a" | sed -nE 's/^ +\[ *[0-9]+\] ([^ ]+) +([A-Z_]+).*/\1 \2/p' |
+		   awk '$2 != "NOBITS" && $2 != "NULL" {print $1}' | grep -vx -e .BTF -e .shstrtab | sort -u); do
+		objcopy --dump-section "$s=$WORK/sa" "$a" "$WORK/junk1" 2>/dev/null || return 1
+		objcopy --dump-section "$s=$WORK/sb" "$b" "$WORK/junk2" 2>/dev/null || return 1
+		cmp -s "$WORK/sa" "$WORK/sb" || { echo "section $s differs"; return 1; }
+	done
+}
+gcc -g -O2 -DPAHOLE_SAFE -c "$SRC" -o "$WORK/ip.o"
+cp "$WORK/ip.o" "$WORK/ip-orig.o"; chmod 640 "$WORK/ip.o"
+"$BTFC" encode "$WORK/ip.o" -o "$WORK/ip.det"
+check "in place: .BTF added" "$BTFC" encode "$WORK/ip.o"
+objcopy --dump-section .BTF="$WORK/ip.sec" "$WORK/ip.o" "$WORK/junk" 2>/dev/null
+check "in place: .BTF equals the detached output" cmp "$WORK/ip.sec" "$WORK/ip.det"
+check "in place: other sections unchanged" sections_same "$WORK/ip-orig.o" "$WORK/ip.o"
+check "in place: still links (ld -r)" ld -r "$WORK/ip.o" -o "$WORK/ip-linked.o"
+[ "$(stat -c %a "$WORK/ip.o")" = 640 ] && pass "in place: mode kept" || fail "in place: mode kept"
+cp "$WORK/ip.o" "$WORK/ip-1.o"
+check "in place: .BTF replaced" "$BTFC" encode "$WORK/ip.o"
+check "in place: replacing is idempotent" cmp "$WORK/ip.o" "$WORK/ip-1.o"
+check "verify in-place ELF .BTF" "$BTFC" verify --strict "$WORK/ip.o"
+# A failing encode leaves the file as it was.
+cp "$WORK/ip-orig.o" "$WORK/bad.o"
+python3 - "$WORK/bad.o" <<'PY'
+import sys, subprocess
+p = sys.argv[1]
+d = bytearray(open(p, "rb").read())
+for line in subprocess.run(["readelf", "-SW", p], capture_output=True, text=True).stdout.splitlines():
+    if " .debug_info " in line:
+        io = int(line.split("]")[1].split()[3], 16)
+d[io + 12] = 0x7f
+open(p, "wb").write(d)
+PY
+cp "$WORK/bad.o" "$WORK/bad-copy.o"
+check_fails "in place: corrupt DWARF fails" "bad.o: .debug_info unit 0x0: DIE 0xc" "$BTFC" encode "$WORK/bad.o"
+check "in place: failed encode leaves the input byte-identical" cmp "$WORK/bad.o" "$WORK/bad-copy.o"
+[ -z "$(ls "$WORK"/bad.o.* 2>/dev/null)" ] && pass "no temp file left behind" || fail "temp file left behind"
+
 # The kernel corpus.
 if C=$(BTFC_NO_FETCH=${BTFC_NO_FETCH:-} "$ROOT/scripts/corpus.sh" 2>/dev/null); then
 	check "encode vmlinux" "$BTFC" encode -j2 "$C/vmlinux" -o "$WORK/vmlinux.btf"

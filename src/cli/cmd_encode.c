@@ -14,7 +14,8 @@
 static const char usage_text[] =
 	"usage: btfc encode [OPTIONS] FILE\n"
 	"  Encode FILE's DWARF as BTF (split BTF on --base).\n"
-	"  -o, --output OUT       write raw BTF to OUT (default: .BTF in FILE itself)\n"
+	"  -o, --output OUT       write raw BTF to OUT (default: FILE's .BTF section,\n"
+	"                         replaced or added in place through a temp file)\n"
 	"  --base B               base BTF (ELF with .BTF, raw BTF, /sys/kernel/btf/vmlinux)\n"
 	"  --compat 1.24|modern   function selection of pahole 1.24 (default) or 1.31\n"
 	"  --no-floats            floats as INT (pahole without --btf_gen_floats)\n"
@@ -151,8 +152,6 @@ int cmd_encode(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return EXIT_ERR;
 	}
-	if (!output)
-		return cli_fail("encode: writing .BTF into the ELF itself is not implemented yet; use -o");
 	diag_clear(&d);
 	if (base_path && (err = load_base(base_path, &base, &d))) {
 		cli_report(&d, err);
@@ -166,8 +165,14 @@ int cmd_encode(int argc, char **argv)
 	err = btf_encode(&in, base, &o, &btf, &st, &d);
 	if (!err)
 		err = btf_write(btf, &raw, &raw_len, &d);
-	if (!err)
+	if (!err && output) {
 		err = file_write_atomic(output, raw, raw_len, &d);
+	} else if (!err) {
+		static const char *const names[] = { ".BTF" };
+		const void *datas[] = { raw };
+
+		err = belf_write_sections(in.elf, argv[optind], 1, names, datas, &raw_len, &d);
+	}
 	if (err)
 		cli_report(&d, err);
 	else if (stats)

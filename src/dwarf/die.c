@@ -493,10 +493,12 @@ int dw_cursor_init(struct dw_cursor *c, const struct dw_file *f, const struct dw
 	c->sec = sec->p;
 	c->p = sec->p + u->die_off;
 	c->end = sec->p + u->end;
+	if (u->bad && u->bad_msg && !strncmp(u->bad_msg, o->path, strlen(o->path)))
+		return diag_err(d, EINVAL, "%s", u->bad_msg);	/* already names file and place */
 	if (u->bad)
-		return diag_err(d, EINVAL, "%s: %s unit 0x%llx: unusable unit header", o->path,
+		return diag_err(d, EINVAL, "%s: %s unit 0x%llx: %s", o->path,
 				u->in_types ? ".debug_types" : ".debug_info",
-				(unsigned long long)u->off);
+				(unsigned long long)u->off, u->bad_msg ? u->bad_msg : "unusable unit header");
 	return 0;
 }
 

@@ -70,6 +70,7 @@ struct dw_unit {
 	uint8_t version, unit_type, addr_size, offset_size;
 	bool in_types;		/* DWARF 4 .debug_types */
 	bool bad;		/* header unusable; walking it fails */
+	const char *bad_msg;	/* why (owned by the file), or NULL */
 	const struct dw_abbrevs *abbrevs;
 	uint64_t type_sig, type_off, dwo_id;
 	uint64_t str_offsets_base, addr_base, rnglists_base, loclists_base, low_pc;

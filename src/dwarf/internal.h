@@ -43,6 +43,8 @@ struct dw_file {
 	uint64_t *sig_keys, *sig_vals;	/* open addressing, 0 = empty key */
 	size_t sig_slots;
 	struct diag index_err;
+	char **msgs;			/* bad units' messages */
+	size_t nmsgs;
 };
 
 const struct dw_abbrev *dw_abbrev_find(const struct dw_abbrevs *t, uint64_t code);

@@ -9,6 +9,19 @@
 
 int dw_scan_unit_die(const struct dw_file *f, struct dw_unit *u, struct diag *d);
 
+/* Keep a bad unit's message for later walks (bad units are rare). */
+static const char *keep_msg(struct dw_file *f, const char *msg)
+{
+	char **n = mem_realloc(f->msgs, (f->nmsgs + 1) * sizeof(*n));
+
+	if (!n)
+		return NULL;
+	f->msgs = n;
+	if (!(n[f->nmsgs] = mem_strdup(msg)))
+		return NULL;
+	return n[f->nmsgs++];
+}
+
 PRINTF_LIKE(4, 5)
 static int unit_err(struct dw_file *f, struct dw_unit *u, const char *sec, const char *fmt, ...)
 {
@@ -19,6 +32,7 @@ static int unit_err(struct dw_file *f, struct dw_unit *u, const char *sec, const
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	u->bad = true;
+	u->bad_msg = keep_msg(f, msg);
 	return diag_err(&f->index_err, EINVAL, "%s: %s unit 0x%llx: %s", f->path, sec,
 			(unsigned long long)u->off, msg);
 }
@@ -77,6 +91,7 @@ static int index_section(struct dw_file *f, struct bslice sec, bool types, size_
 	while (off < sec.len) {
 		const uint8_t *p = sec.p + off, *end = sec.p + sec.len;
 		struct dw_unit *u;
+		struct diag ud;
 		uint64_t len, abbrev_off;
 
 		if ((err = VEC_RESERVE(f->units, *cap, f->nunits + 1)))
@@ -191,11 +206,14 @@ static int index_section(struct dw_file *f, struct bslice sec, bool types, size_
 			unit_err(f, u, sname, "type offset 0x%llx outside the unit", (unsigned long long)u->type_off);
 			continue;
 		}
+		diag_clear(&ud);
 		if ((err = find_abbrevs(f, abbrev_off, u->addr_size, u->offset_size, &u->abbrevs,
-					 &f->index_err))) {
+					 &ud))) {
 			if (err == -ENOMEM)
 				return diag_err(d, ENOMEM, "%s: out of memory", f->path);
 			u->bad = true;
+			u->bad_msg = keep_msg(f, ud.msg);
+			diag_err(&f->index_err, -err, "%s", ud.msg);
 			continue;
 		}
 		if (u->version >= 5) {
@@ -203,10 +221,12 @@ static int index_section(struct dw_file *f, struct bslice sec, bool types, size_
 			u->str_offsets_base = u->offset_size == 8 ? 16 : 8;
 			u->addr_base = 8;
 		}
-		if ((err = dw_scan_unit_die(f, u, &f->index_err))) {
+		if ((err = dw_scan_unit_die(f, u, &ud))) {
 			if (err == -ENOMEM)
 				return diag_err(d, ENOMEM, "%s: out of memory", f->path);
 			u->bad = true;
+			u->bad_msg = keep_msg(f, ud.msg);
+			diag_err(&f->index_err, -err, "%s", ud.msg);
 		}
 	}
 	return 0;
@@ -292,6 +312,9 @@ void dw_file_free(struct dw_file *f)
 		return;
 	for (i = 0; i < f->ntabs; i++)
 		dw_abbrevs_free(f->tabs[i]);
+	for (i = 0; i < f->nmsgs; i++)
+		mem_free(f->msgs[i]);
+	mem_free(f->msgs);
 	mem_free(f->tabs);
 	mem_free(f->units);
 	mem_free(f->sig_keys);

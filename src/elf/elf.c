@@ -114,6 +114,7 @@ int belf_open(struct belf **out, const char *path, struct diag *d)
 		}
 		name = i ? elf_strptr(e->elf, e->shstrndx, sh.sh_name) : "";
 		s->name = name ? name : "";
+		s->name_off = sh.sh_name;
 		s->type = sh.sh_type;
 		s->flags = sh.sh_flags;
 		s->addr = sh.sh_addr;

@@ -17,6 +17,7 @@
 
 struct belf_section {
 	const char *name;
+	uint32_t name_off;	/* sh_name */
 	uint32_t type, link, info;
 	uint64_t flags, addr, offset, size, entsize, addralign;
 };
@@ -58,6 +59,18 @@ int belf_debug(struct belf *e, const char *name, struct bslice *out, struct diag
 size_t belf_nsyms(const struct belf *e);
 int belf_load_syms(struct belf *e, struct diag *d);
 const struct belf_sym *belf_sym(const struct belf *e, size_t i);
+
+/*
+ * Write a copy of e to out_path (which may be e's own path) with sections
+ * replaced or added: for each i, the section named names[i] gets data[i]
+ * (SHT_PROGBITS, no flags, 4-byte aligned when it is new).  Every other
+ * section keeps its bytes and offset; new data and the section header
+ * table go after the last section.  Written to a temp file in out_path's
+ * directory and renamed over it, keeping its mode: on failure out_path is
+ * untouched.
+ */
+int belf_write_sections(struct belf *e, const char *out_path, size_t n, const char *const *names,
+			const void *const *data, const size_t *len, struct diag *d);
 
 /* Release the page cache mapping of [off, off+len) once it is consumed. */
 void belf_drop_range(struct belf *e, const void *p, size_t len);

@@ -2,6 +2,7 @@
 #include "base/pool.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -103,6 +104,114 @@ int pool_for(unsigned nthreads, size_t n, pool_fn fn, void *ctx)
 out:
 	mem_free(r.errs);
 	mem_free(r.err_items);
+	mem_free(args);
+	mem_free(th);
+	return err;
+}
+
+struct pipe_run {
+	pool_fn work;
+	pool_consume_fn consume;
+	void *ctx;
+	size_t n, window;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t next, consumed;
+	bool stop;
+	unsigned char *done;
+};
+
+struct pipe_arg {
+	struct pipe_run *run;
+	unsigned worker;
+};
+
+static void *pipe_worker(void *p)
+{
+	struct pipe_arg *a = p;
+	struct pipe_run *r = a->run;
+
+	for (;;) {
+		size_t i;
+
+		pthread_mutex_lock(&r->lock);
+		while (!r->stop && r->next < r->n && r->next >= r->consumed + r->window)
+			pthread_cond_wait(&r->cond, &r->lock);
+		if (r->stop || r->next >= r->n) {
+			pthread_mutex_unlock(&r->lock);
+			return NULL;
+		}
+		i = r->next++;
+		pthread_mutex_unlock(&r->lock);
+		r->work(r->ctx, a->worker, i);
+		pthread_mutex_lock(&r->lock);
+		r->done[i] = 1;
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->lock);
+	}
+}
+
+int pool_pipeline(unsigned nthreads, size_t n, size_t window, pool_fn work,
+		  pool_consume_fn consume, void *ctx)
+{
+	struct pipe_run r = { .work = work, .consume = consume, .ctx = ctx, .n = n };
+	struct pipe_arg *args;
+	pthread_t *th;
+	unsigned i, started = 0;
+	size_t item;
+	int err = 0;
+
+	if (nthreads < 1)
+		nthreads = 1;
+	r.window = window < nthreads ? nthreads : window;
+	r.done = mem_array(n ? n : 1, 1);
+	args = mem_array(nthreads, sizeof(*args));
+	th = mem_array(nthreads, sizeof(*th));
+	if (!r.done || !args || !th) {
+		mem_free(r.done);
+		mem_free(args);
+		mem_free(th);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&r.lock, NULL);
+	pthread_cond_init(&r.cond, NULL);
+	for (i = 0; i < nthreads; i++) {
+		args[i].run = &r;
+		args[i].worker = i;
+		if (pthread_create(&th[i], NULL, pipe_worker, &args[i]))
+			break;
+		started++;
+	}
+	for (item = 0; item < n && !err; item++) {
+		pthread_mutex_lock(&r.lock);
+		if (!started) {
+			/* No threads: do the work here. */
+			pthread_mutex_unlock(&r.lock);
+			r.next = item + 1;
+			work(ctx, 0, item);
+			pthread_mutex_lock(&r.lock);
+			r.done[item] = 1;
+		}
+		while (!r.done[item])
+			pthread_cond_wait(&r.cond, &r.lock);
+		pthread_mutex_unlock(&r.lock);
+		err = consume(ctx, item);
+		pthread_mutex_lock(&r.lock);
+		r.consumed = item + 1;
+		if (err)
+			r.stop = true;
+		pthread_cond_broadcast(&r.cond);
+		pthread_mutex_unlock(&r.lock);
+	}
+	pthread_mutex_lock(&r.lock);
+	r.stop = true;
+	pthread_cond_broadcast(&r.cond);
+	pthread_mutex_unlock(&r.lock);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&r.lock);
+	pthread_cond_destroy(&r.cond);
+	mem_free(r.done);
 	mem_free(args);
 	mem_free(th);
 	return err;

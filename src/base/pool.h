@@ -17,6 +17,18 @@
 typedef int (*pool_fn)(void *ctx, unsigned worker, size_t item);
 
 int pool_for(unsigned nthreads, size_t n, pool_fn fn, void *ctx);
+/*
+ * Ordered pipeline: work(ctx, worker, item) runs for every item on nthreads
+ * new threads, at most window items ahead of the consumer, while the
+ * calling thread runs consume(ctx, item) strictly in item order.  So
+ * per-item state can live in window slots (item % window).  A non-zero
+ * return of consume stops the pipeline and is returned; work's return
+ * value is for the caller to record (it does not stop anything).
+ */
+typedef int (*pool_consume_fn)(void *ctx, size_t item);
+int pool_pipeline(unsigned nthreads, size_t n, size_t window, pool_fn work,
+		  pool_consume_fn consume, void *ctx);
+
 /* Online CPUs (at least 1). */
 unsigned pool_ncpus(void);
 

@@ -798,3 +798,40 @@ fail:
 	dst->nr_types = old_n;
 	return -dst->err.code;
 }
+
+int btf_strings_relayout(struct btf *btf, struct diag *d)
+{
+	struct strset ns;
+	uint32_t id, end = btf_type_count(btf);
+
+	if (strset_init(&ns, btf->start_id == 1 && !btf->base))
+		return diag_err(d, ENOMEM, "out of memory re-laying out strings");
+	for (id = btf->start_id; id < end; id++) {
+		struct btf_type *t = btf_type_mut(btf, id);
+		struct btf_field_iter it;
+		uint32_t *f;
+
+		btf_field_iter_init(&it, t, BTF_FIELD_STRS);
+		while ((f = btf_field_iter_next(&it))) {
+			const char *s;
+			int64_t off;
+
+			if (*f < btf->start_str_off || (*f == 0 && !btf->base))
+				continue;
+			s = btf_name(btf, *f);
+			if (!s) {
+				strset_free(&ns);
+				return diag_err(d, EINVAL, "type [%u]: string offset %u out of range", id, *f);
+			}
+			off = strset_add(&ns, s, strlen(s));
+			if (off < 0) {
+				strset_free(&ns);
+				return diag_err(d, ENOMEM, "out of memory re-laying out strings");
+			}
+			*f = btf->start_str_off + (uint32_t)off;
+		}
+	}
+	strset_free(&btf->strs);
+	btf->strs = ns;
+	return 0;
+}

@@ -212,6 +212,15 @@ int btf_index_strings(struct btf *btf);
 /* Add str (reusing an offset from the base or own section); offset or -errno. */
 int64_t btf_add_str(struct btf *btf, const char *str);
 
+/*
+ * Rebuild the own string section in first-reference order: every string
+ * field of every own type in id order (doc section 1.7 field order), each
+ * string once, unreferenced strings dropped ("" first for base BTF).  Gives
+ * a section that depends only on the types, whatever order strings were
+ * added in.
+ */
+int btf_strings_relayout(struct btf *btf, struct diag *d);
+
 /* First type (base first, then own, in id order) with that name and kind. */
 int btf_find_by_name_kind(const struct btf *btf, const char *name, unsigned kind);
 

@@ -13,6 +13,7 @@
  * What pahole 1.24 does is the reference for every choice below; where it
  * fails (atomic, complex floats) we degrade instead, with a note.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,13 +81,35 @@ struct ir_var {
 	const struct percpu_sym *ps;	/* selected: its ELF symbol */
 };
 
-/* DIE offset -> local id + 1; generation-stamped so clearing is O(1). */
+/*
+ * DIE offset -> local id + 1; generation-stamped so clearing is O(1).
+ * References inside the current unit (nearly all) index a direct array by
+ * offset; others (ref_addr, type units, dwz) go to the hash table.
+ */
 struct refmap {
 	uint64_t *keys;
 	uint32_t *vals, *gens;
 	size_t cap, n;
 	uint32_t gen;
+	struct { uint32_t gen, val; } *direct;
+	uint64_t dbase, dlen, dcap;	/* unit's [off, end) in .debug_info */
+	uint32_t dgen;
 };
+
+struct str_cache {
+	const char **keys;	/* string in DWARF memory; NULL = empty slot */
+	uint64_t *hashes;
+	uint32_t *lens, *vals;	/* vals: string offset in the output BTF */
+	size_t cap, n;
+};
+
+static void scache_free(struct str_cache *c)
+{
+	mem_free(c->keys);
+	mem_free(c->hashes);
+	mem_free(c->lens);
+	mem_free(c->vals);
+}
 
 struct enc_worker {
 	struct dw_die die;
@@ -107,6 +130,7 @@ struct enc_worker {
 	int64_t *open;
 	int *open_kind;		/* 0 type, 1 function, -1 none */
 	size_t open_cap;
+	struct str_cache scache_addr, scache_text;
 	/* Current unit. */
 	struct enc_ctx *ctx;
 	const struct dw_unit *unit;
@@ -127,6 +151,7 @@ void enc_worker_free(struct enc_worker *w)
 	mem_free(w->map.keys);
 	mem_free(w->map.vals);
 	mem_free(w->map.gens);
+	mem_free(w->map.direct);
 	mem_free(w->types);
 	mem_free(w->kids);
 	mem_free(w->kids_sorted);
@@ -136,12 +161,26 @@ void enc_worker_free(struct enc_worker *w)
 	mem_free(w->count);
 	mem_free(w->open);
 	mem_free(w->open_kind);
+	scache_free(&w->scache_addr);
+	scache_free(&w->scache_text);
 	mem_free(w);
+}
+
+void cu_frag_reset(struct cu_frag *f)
+{
+	f->nwords = f->nrecs = f->nfuncs = f->nvars = f->notes_len = 0;
+	if (f->notes)
+		f->notes[0] = 0;
+	f->ntypes = f->int_id = f->synth_id = 0;
+	f->skipped = f->has_int = false;
+	f->err = 0;
+	diag_clear(&f->diag);
 }
 
 void cu_frag_free(struct cu_frag *f)
 {
-	btf_free(f->btf);
+	mem_free(f->words);
+	mem_free(f->recs);
 	mem_free(f->funcs);
 	mem_free(f->vars);
 	mem_free(f->notes);
@@ -203,10 +242,41 @@ static int map_reset(struct refmap *m, size_t expect)
 	return 0;
 }
 
+/* Point the direct array at unit u (plain .debug_info units only). */
+static int map_direct(struct refmap *m, const struct dw_unit *u)
+{
+	uint64_t len = u->end - u->off;
+
+	m->dbase = u->off;
+	m->dlen = 0;
+	if (u->in_types || len > (64u << 20))
+		return 0;	/* huge (LTO) units use the hash table */
+	if (len > m->dcap) {
+		mem_free(m->direct);
+		m->direct = mem_array(len, sizeof(*m->direct));
+		if (!m->direct) {
+			m->dcap = 0;
+			return -ENOMEM;
+		}
+		m->dcap = len;
+	}
+	m->dlen = len;
+	if (++m->dgen == 0) {	/* wrapped: really clear */
+		memset(m->direct, 0, m->dcap * sizeof(*m->direct));
+		m->dgen = 1;
+	}
+	return 0;
+}
+
 static int map_put(struct refmap *m, uint64_t key, uint32_t val)
 {
 	size_t j;
 
+	if (key - m->dbase < m->dlen) {
+		m->direct[key - m->dbase].gen = m->dgen;
+		m->direct[key - m->dbase].val = val;
+		return 0;
+	}
 	if ((m->n + 1) * 2 > m->cap) {	/* grow: rehash live entries */
 		struct refmap nm = { 0 };
 		size_t i;
@@ -219,6 +289,11 @@ static int map_put(struct refmap *m, uint64_t key, uint32_t val)
 		mem_free(m->keys);
 		mem_free(m->vals);
 		mem_free(m->gens);
+		nm.direct = m->direct;
+		nm.dbase = m->dbase;
+		nm.dlen = m->dlen;
+		nm.dcap = m->dcap;
+		nm.dgen = m->dgen;
 		*m = nm;
 	}
 	for (j = hash_mix(key) & (m->cap - 1); m->gens[j] == m->gen; j = (j + 1) & (m->cap - 1))
@@ -237,6 +312,12 @@ static bool map_find(const struct refmap *m, uint64_t key, uint32_t *val)
 {
 	size_t j;
 
+	if (key - m->dbase < m->dlen) {
+		if (m->direct[key - m->dbase].gen != m->dgen)
+			return false;
+		*val = m->direct[key - m->dbase].val;
+		return true;
+	}
 	for (j = hash_mix(key) & (m->cap - 1); m->gens[j] == m->gen; j = (j + 1) & (m->cap - 1))
 		if (m->keys[j] == key) {
 			*val = m->vals[j];
@@ -536,15 +617,20 @@ static bool is_float_name_ok(unsigned enc)
 /* Open container bookkeeping: which IR entry receives children at depth+1. */
 static int set_open(struct enc_worker *w, int depth, int kind, int64_t idx)
 {
-	if (mem_grow((void **)&w->open, &w->open_cap, sizeof(*w->open), (size_t)depth + 2))
-		return -ENOMEM;
-	{
-		size_t cap = w->open_cap;	/* open_kind shares the capacity */
-		int *k = mem_realloc(w->open_kind, cap * sizeof(*k));
+	if ((size_t)depth + 2 > w->open_cap) {
+		size_t cap = w->open_cap, ncap = (size_t)depth * 2 + 16;
+		int64_t *o = mem_realloc(w->open, ncap * sizeof(*o));
+		int *k;
 
+		if (!o)
+			return -ENOMEM;
+		w->open = o;
+		k = mem_realloc(w->open_kind, ncap * sizeof(*k));
 		if (!k)
 			return -ENOMEM;
 		w->open_kind = k;
+		w->open_cap = ncap;
+		(void)cap;
 	}
 	w->open[depth] = idx;
 	w->open_kind[depth] = kind;
@@ -739,6 +825,13 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 	return t ? 0 : -ENOMEM;
 }
 
+/* Subtrees that never hold anything BTF needs (concrete inline copies, call sites). */
+static bool skip_subtree(unsigned tag)
+{
+	return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_call_site ||
+	       tag == DW_TAG_GNU_call_site;
+}
+
 /* Walk DIEs from cursor c; stop_depth > 0 stops at the next DIE at or above it. */
 static int walk(struct enc_worker *w, struct dw_cursor *c, int stop_depth)
 {
@@ -749,6 +842,11 @@ static int walk(struct enc_worker *w, struct dw_cursor *c, int stop_depth)
 		if (stop_depth > 0 && !first && w->die.depth <= stop_depth)
 			break;
 		first = false;
+		if (skip_subtree(w->die.tag)) {
+			if ((r = dw_skip_children(c, &w->die)) < 0)
+				return r;
+			continue;
+		}
 		if ((r = visit(w, &w->die, w->die.depth)) < 0)
 			return r;
 	}
@@ -885,127 +983,362 @@ static int group_children(struct enc_worker *w)
 
 /* ---- pass 2: IR -> BTF ---- */
 
+/* ---- strings: a per-worker cache in front of the shared interner ---- */
+
+/*
+ * Names are interned once into the output BTF's string set (the only
+ * shared mutable state of the conversion, behind ctx->str_lock).  Each
+ * worker remembers what it interned, by address (.debug_str strings are
+ * unique per address) and, for strings inside .debug_info, by content.
+ * Offsets depend on which worker interned first; the final string section
+ * is re-laid out in a fixed order after dedup, so output bytes do not.
+ */
+static int64_t intern_slow(struct enc_worker *w, const char *s, size_t len)
+{
+	int64_t off;
+
+	pthread_mutex_lock(w->ctx->str_lock);
+	off = btf_add_str(w->ctx->out, s);
+	pthread_mutex_unlock(w->ctx->str_lock);
+	(void)len;
+	return off < 0 ? -ENOMEM : off;
+}
+
+static int scache_grow(struct str_cache *c)
+{
+	size_t ncap = c->cap ? c->cap * 2 : 4096, i;
+	struct str_cache n = { .cap = ncap, .n = c->n };
+
+	n.keys = mem_array(ncap, sizeof(*n.keys));
+	n.hashes = mem_array(ncap, sizeof(*n.hashes));
+	n.lens = mem_array(ncap, sizeof(*n.lens));
+	n.vals = mem_array(ncap, sizeof(*n.vals));
+	if (!n.keys || !n.hashes || !n.lens || !n.vals) {
+		scache_free(&n);
+		return -ENOMEM;
+	}
+	for (i = 0; i < c->cap; i++) {
+		size_t j;
+
+		if (!c->keys[i])
+			continue;
+		for (j = c->hashes[i] & (ncap - 1); n.keys[j]; j = (j + 1) & (ncap - 1))
+			;
+		n.keys[j] = c->keys[i];
+		n.hashes[j] = c->hashes[i];
+		n.lens[j] = c->lens[i];
+		n.vals[j] = c->vals[i];
+	}
+	scache_free(c);
+	*c = n;
+	return 0;
+}
+
+/* Look s up by key (address or content); *slot receives the insertion slot. */
+static bool scache_find(const struct str_cache *c, uint64_t h, const char *s, size_t len,
+			bool by_addr, size_t *slot, uint32_t *off)
+{
+	size_t j;
+
+	for (j = h & (c->cap - 1); c->keys[j]; j = (j + 1) & (c->cap - 1)) {
+		if (c->hashes[j] != h)
+			continue;
+		if (by_addr ? c->keys[j] == s
+			    : c->lens[j] == len && !memcmp(c->keys[j], s, len)) {
+			*off = c->vals[j];
+			return true;
+		}
+	}
+	*slot = j;
+	return false;
+}
+
+static int scache_put(struct str_cache *c, uint64_t h, const char *s, size_t len, uint32_t off)
+{
+	uint32_t dummy;
+	size_t slot;
+
+	if ((c->n + 1) * 2 > c->cap && scache_grow(c))
+		return -ENOMEM;
+	if (scache_find(c, h, s, len, false, &slot, &dummy))
+		return 0;
+	c->keys[slot] = s;
+	c->hashes[slot] = h;
+	c->lens[slot] = (uint32_t)len;
+	c->vals[slot] = off;
+	c->n++;
+	return 0;
+}
+
+/* Global string offset of s (NULL or "" -> 0), or a negative errno. */
+static int64_t str_off(struct enc_worker *w, const char *s)
+{
+	const struct bslice *ds = &w->ctx->in->dw_str;
+	bool in_str = ds->len && (const uint8_t *)s >= ds->p && (const uint8_t *)s < ds->p + ds->len;
+	uint64_t h;
+	size_t len, slot;
+	uint32_t off;
+	int64_t r;
+
+	if (!s || !*s)
+		return 0;
+	if (!w->scache_addr.cap && (scache_grow(&w->scache_addr) || scache_grow(&w->scache_text)))
+		return -ENOMEM;
+	if (in_str) {
+		h = hash_mix((uint64_t)(uintptr_t)s);
+		if (scache_find(&w->scache_addr, h, s, 0, true, &slot, &off))
+			return off;
+	}
+	len = strlen(s);
+	{
+		uint64_t ht = hash_bytes(s, len);
+
+		if (scache_find(&w->scache_text, ht, s, len, false, &slot, &off)) {
+			if (in_str && scache_put(&w->scache_addr, h, s, 0, off))
+				return -ENOMEM;
+			return off;
+		}
+		r = intern_slow(w, s, len);
+		if (r < 0)
+			return r;
+		if (scache_put(&w->scache_text, ht, s, len, (uint32_t)r))
+			return -ENOMEM;
+	}
+	if (in_str && scache_put(&w->scache_addr, h, s, 0, (uint32_t)r))
+		return -ENOMEM;
+	return r;
+}
+
+/* ---- pass 2: IR -> BTF records in the fragment ---- */
+
+/*
+ * Append a record: header plus ntrail zeroed words; returns the trailing
+ * words (NULL on allocation failure).  Local ids are record positions + 1.
+ */
+static uint32_t *rec_add(struct cu_frag *f, uint32_t name, unsigned kind, bool kflag,
+			 uint32_t vlen, uint32_t size_type, size_t ntrail)
+{
+	uint32_t *p;
+
+	if (VEC_RESERVE(f->words, f->words_cap, f->nwords + 3 + ntrail) ||
+	    VEC_RESERVE(f->recs, f->recs_cap, f->nrecs + 1))
+		return NULL;
+	f->recs[f->nrecs++] = (uint32_t)f->nwords;
+	p = f->words + f->nwords;
+	p[0] = name;
+	p[1] = BTF_INFO_ENC(kind, kflag, vlen);
+	p[2] = size_type;
+	memset(p + 3, 0, ntrail * 4);
+	f->nwords += 3 + ntrail;
+	return p + 3;
+}
+
+#define STR(s)                                        \
+	({                                            \
+		int64_t o_ = str_off(w, (s));         \
+		if (o_ < 0)                           \
+			return (int)o_;               \
+		(uint32_t)o_;                         \
+	})
+
 static bool int_size_ok(uint64_t sz)
 {
 	return sz && sz <= 16 && !(sz & (sz - 1));
 }
 
-static int emit_type(struct enc_worker *w, struct btf *b, const struct ir_type *t,
-		     uint32_t index_id)
+static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t index_id)
 {
 	const struct enc_opts *o = w->ctx->o;
 	const struct ir_child *k = w->kids_sorted + t->first;
-	uint32_t i;
-	int id = -EINVAL;
+	struct cu_frag *f = w->frag;
+	uint32_t i, *p;
 
 	switch (t->kind) {
-	case IR_INT:
+	case IR_INT: {
+		uint32_t sz = (uint32_t)t->size, name;
+
 		if (!int_size_ok(t->size)) {
 			note(w, "DIE 0x%llx: base type '%s' of %llu bytes encoded as __SANITIZED_FAKE_INT__",
 			     (unsigned long long)DW_REF_OFF(t->die), t->name ? t->name : "",
 			     (unsigned long long)t->size);
-			return btf_add_int(b, "__SANITIZED_FAKE_INT__", 4, 0);
+			name = STR("__SANITIZED_FAKE_INT__");
+			p = rec_add(f, name, BTF_KIND_INT, false, 0, 4, 1);
+			if (p)
+				*p = 32;
+			return p ? 0 : -ENOMEM;
 		}
-		return btf_add_int(b, t->name ? t->name : "__anon_int__", (uint32_t)t->size, t->enc);
+		name = STR(t->name ? t->name : "__anon_int__");
+		p = rec_add(f, name, BTF_KIND_INT, false, 0, sz, 1);
+		if (p)
+			*p = t->enc << 24 | sz * 8;
+		return p ? 0 : -ENOMEM;
+	}
 	case IR_FLOAT:
-		return btf_add_float(b, t->name ? t->name : "__anon_float__", (uint32_t)t->size);
-	case IR_PTR: return btf_add_ptr(b, t->ref_id);
-	case IR_TYPE_TAG: return btf_add_type_tag(b, t->name, t->ref_id);
-	case IR_CONST: return btf_add_const(b, t->ref_id);
-	case IR_VOLATILE: return btf_add_volatile(b, t->ref_id);
-	case IR_RESTRICT: return btf_add_restrict(b, t->ref_id);
-	case IR_TYPEDEF: return btf_add_typedef(b, t->name, t->ref_id);
+		return rec_add(f, STR(t->name ? t->name : "__anon_float__"), BTF_KIND_FLOAT, false, 0,
+			       (uint32_t)t->size, 0) ? 0 : -ENOMEM;
+	case IR_PTR:
+		return rec_add(f, 0, BTF_KIND_PTR, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
+	case IR_TYPE_TAG:
+		return rec_add(f, STR(t->name), BTF_KIND_TYPE_TAG, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
+	case IR_CONST:
+		return rec_add(f, 0, BTF_KIND_CONST, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
+	case IR_VOLATILE:
+		return rec_add(f, 0, BTF_KIND_VOLATILE, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
+	case IR_RESTRICT:
+		return rec_add(f, 0, BTF_KIND_RESTRICT, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
+	case IR_TYPEDEF:
+		return rec_add(f, STR(t->name), BTF_KIND_TYPEDEF, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
 	case IR_FWD:
-		return btf_add_fwd(b, t->name ? t->name : "", t->fwd_union ? BTF_KIND_UNION
-									    : BTF_KIND_STRUCT);
+		return rec_add(f, STR(t->name), BTF_KIND_FWD, t->fwd_union, 0, 0, 0) ? 0 : -ENOMEM;
 	case IR_STRUCT:
-	case IR_UNION:
-		id = t->kind == IR_UNION ? btf_add_union(b, t->name, (uint32_t)t->size)
-					 : btf_add_struct(b, t->name, (uint32_t)t->size);
-		for (i = 0; id > 0 && i < t->n; i++)
-			if (btf_add_member(b, k[i].name, k[i].ref_id,
-					   t->kind == IR_UNION ? 0 : (uint32_t)k[i].bit_offset,
-					   k[i].bit_size) < 0)
-				return -EINVAL;
-		return id;
-	case IR_ENUM:
-		if (t->size > 4 && o->enum64) {
-			id = btf_add_enum64(b, t->name, (uint32_t)t->size, t->enum_signed);
-			for (i = 0; id > 0 && i < t->n; i++)
-				if (btf_add_enum64_value(b, k[i].name, (uint64_t)k[i].value) < 0)
-					return -EINVAL;
-		} else {
-			id = btf_add_enum(b, t->name, (uint32_t)(t->size > 8 ? 4 : t->size));
-			for (i = 0; id > 0 && i < t->n; i++) {
-				int64_t v = k[i].value;
+	case IR_UNION: {
+		bool kflag = false, is_union = t->kind == IR_UNION;
+		uint32_t name = STR(t->name);
 
-				/* Truncated to 32 bits when ENUM64 is off (pahole does the same). */
-				if (t->size > 4)
-					v = k[i].value_signed ? (int32_t)v : (int64_t)(uint32_t)v;
-				if (btf_add_enum_value(b, k[i].name, v) < 0)
-					return -EINVAL;
-			}
+		if (t->n > BTF_MAX_VLEN)
+			return diag_err(w->d, E2BIG, "%s: DIE 0x%llx: %u members, more than BTF allows",
+					dw_file_path(w->ctx->in->dw),
+					(unsigned long long)DW_REF_OFF(t->die), t->n);
+		/* As libbpf's btf__add_field: any bitfield switches the record to kflag. */
+		for (i = 0; i < t->n; i++)
+			kflag |= k[i].bit_size != 0;
+		p = rec_add(f, name, is_union ? BTF_KIND_UNION : BTF_KIND_STRUCT, kflag, t->n,
+			    (uint32_t)t->size, 3 * (size_t)t->n);
+		if (!p)
+			return -ENOMEM;
+		for (i = 0; i < t->n; i++) {
+			uint64_t off = is_union ? 0 : k[i].bit_offset;
+
+			if ((kflag && off > 0xffffff) || off > UINT32_MAX || k[i].bit_size > 255)
+				return diag_err(w->d, E2BIG,
+						"%s: DIE 0x%llx: member '%s' at bit %llu cannot be encoded",
+						dw_file_path(w->ctx->in->dw),
+						(unsigned long long)DW_REF_OFF(t->die),
+						k[i].name ? k[i].name : "", (unsigned long long)off);
+			p[3 * i] = STR(k[i].name);
+			p[3 * i + 1] = k[i].ref_id;
+			p[3 * i + 2] = kflag ? k[i].bit_size << 24 | (uint32_t)off : (uint32_t)off;
 		}
-		return id;
+		return 0;
+	}
+	case IR_ENUM: {
+		uint32_t name = STR(t->name);
+		bool is64 = t->size > 4 && o->enum64;
+
+		if (t->n > BTF_MAX_VLEN)
+			return diag_err(w->d, E2BIG, "%s: DIE 0x%llx: %u enumerators, more than BTF allows",
+					dw_file_path(w->ctx->in->dw),
+					(unsigned long long)DW_REF_OFF(t->die), t->n);
+		if (is64) {
+			p = rec_add(f, name, BTF_KIND_ENUM64, t->enum_signed, t->n, (uint32_t)t->size,
+				    3 * (size_t)t->n);
+			for (i = 0; p && i < t->n; i++) {
+				p[3 * i] = STR(k[i].name);
+				p[3 * i + 1] = (uint32_t)k[i].value;
+				p[3 * i + 2] = (uint32_t)((uint64_t)k[i].value >> 32);
+			}
+			return p ? 0 : -ENOMEM;
+		}
+		/* libbpf's btf__add_enum_value: a negative value makes the enum signed. */
+		{
+			bool sgn = false;
+
+			for (i = 0; i < t->n; i++)
+				sgn |= k[i].value < 0;
+			p = rec_add(f, name, BTF_KIND_ENUM, sgn, t->n,
+				    (uint32_t)(t->size > 8 ? 4 : t->size), 2 * (size_t)t->n);
+		}
+		for (i = 0; p && i < t->n; i++) {
+			p[2 * i] = STR(k[i].name);
+			p[2 * i + 1] = (uint32_t)k[i].value;	/* 32 bits: truncated when ENUM64 is off */
+		}
+		return p ? 0 : -ENOMEM;
+	}
 	case IR_ARRAY: {
 		uint32_t nelems = 1;
 
 		for (i = 0; i < t->n; i++)
 			nelems *= (uint32_t)k[i].value;
-		return btf_add_array(b, index_id, t->ref_id, t->n ? nelems : 0);
+		p = rec_add(f, 0, BTF_KIND_ARRAY, false, 0, 0, 3);
+		if (!p)
+			return -ENOMEM;
+		p[0] = t->ref_id;
+		p[1] = index_id;
+		p[2] = t->n ? nelems : 0;
+		return 0;
 	}
-	case IR_PROTO:
-		id = btf_add_func_proto(b, t->ref_id);
-		for (i = 0; id > 0 && i < t->n; i++) {
-			if (k[i].kind == CH_VARARG)
+	case IR_PROTO: {
+		uint32_t np = 0, j = 0;
+
+		for (i = 0; i < t->n; i++)
+			np += k[i].kind == CH_PARAM;
+		np += t->has_vararg;
+		p = rec_add(f, 0, BTF_KIND_FUNC_PROTO, false, np, t->ref_id, 2 * (size_t)np);
+		if (!p)
+			return -ENOMEM;
+		for (i = 0; i < t->n; i++) {
+			if (k[i].kind != CH_PARAM)
 				continue;
-			if (btf_add_param(b, k[i].name, k[i].ref_id) < 0)
-				return -EINVAL;
+			p[2 * j] = STR(k[i].name);
+			p[2 * j + 1] = k[i].ref_id;
+			j++;
 		}
-		if (id > 0 && t->has_vararg && btf_add_param(b, NULL, 0) < 0)
-			return -EINVAL;
-		return id;
+		return 0;	/* a vararg slot stays zeroed */
 	}
-	return id;
+	}
+	return -EINVAL;
 }
 
-static int emit_func(struct enc_worker *w, struct btf *b, const struct ir_func *f)
+static int emit_decl_tag(struct enc_worker *w, const char *value, uint32_t target, int component)
+{
+	uint32_t *p = rec_add(w->frag, STR(value), BTF_KIND_DECL_TAG, false, 0, target, 1);
+
+	if (!p)
+		return -ENOMEM;
+	*p = (uint32_t)component;
+	return 0;
+}
+
+static int emit_func(struct enc_worker *w, const struct ir_func *f)
 {
 	const struct ir_child *k = w->kids_sorted + f->first;
+	struct cu_frag *fr = w->frag;
+	uint32_t np = f->vararg, i, j = 0, proto, func, *p;
 	struct frag_func *ff;
-	int proto, id, func_id;
-	uint32_t i;
 
-	proto = btf_add_func_proto(b, f->ret_id);
-	for (i = 0; proto > 0 && i < f->n; i++) {
+	for (i = 0; i < f->n; i++)
+		np += k[i].kind == CH_PARAM;
+	p = rec_add(fr, 0, BTF_KIND_FUNC_PROTO, false, np, f->ret_id, 2 * (size_t)np);
+	if (!p)
+		return -ENOMEM;
+	proto = (uint32_t)fr->nrecs;
+	for (i = 0; i < f->n; i++) {
 		if (k[i].kind != CH_PARAM)
 			continue;
-		if (btf_add_param(b, k[i].name, k[i].ref_id) < 0)
-			return -EINVAL;
+		p = fr->words + fr->recs[proto - 1] + 3;	/* STR may not move it, but be safe */
+		p[2 * j] = STR(k[i].name);
+		p = fr->words + fr->recs[proto - 1] + 3;
+		p[2 * j + 1] = k[i].ref_id;
+		j++;
 	}
-	if (proto > 0 && f->vararg && btf_add_param(b, NULL, 0) < 0)
-		return -EINVAL;
-	if (proto < 0)
-		return proto;
-	id = btf_add_func(b, f->name, BTF_FUNC_STATIC, (uint32_t)proto);
-	if (id < 0)
-		return id;
-	func_id = id;
+	if (!rec_add(fr, STR(f->name), BTF_KIND_FUNC, false, BTF_FUNC_STATIC, proto, 0))
+		return -ENOMEM;
+	func = (uint32_t)fr->nrecs;
 	for (i = 0; i < w->ntags; i++) {
 		const struct ir_decl_tag *dt = &w->tags[i];
+		int err;
 
 		if (dt->on != TAG_ON_FUNC || dt->target != (uint32_t)(f - w->funcs))
 			continue;
-		/* the group ends at the last tag */
-		if ((id = btf_add_decl_tag(b, dt->value, (uint32_t)func_id, dt->component)) < 0)
-			return id;
+		if ((err = emit_decl_tag(w, dt->value, func, dt->component)))
+			return err;
 	}
-	if (VEC_RESERVE(w->frag->funcs, w->frag->funcs_cap, w->frag->nfuncs + 1))
+	if (VEC_RESERVE(fr->funcs, fr->funcs_cap, fr->nfuncs + 1))
 		return -ENOMEM;
-	ff = &w->frag->funcs[w->frag->nfuncs++];
+	ff = &fr->funcs[fr->nfuncs++];
 	ff->name = f->name;
-	ff->first = (uint32_t)proto;
-	ff->last = (uint32_t)id;	/* FUNC_PROTO, FUNC, then its decl tags */
+	ff->first = proto;
+	ff->last = (uint32_t)fr->nrecs;	/* FUNC_PROTO, FUNC, then its decl tags */
 	return 0;
 }
 
@@ -1102,25 +1435,25 @@ static int select_vars(struct enc_worker *w)
 	return err;
 }
 
-static int emit_vars(struct enc_worker *w, struct btf *b)
+static int emit_vars(struct enc_worker *w)
 {
+	struct cu_frag *fr = w->frag;
 	size_t i, j;
 
 	for (i = 0; i < w->nvars; i++) {
 		const struct ir_var *v = &w->vars[i];
 		struct frag_var *fv;
-		int id;
+		int err;
 
 		if (!v->ps)
 			continue;
-		id = btf_add_var(b, v->ps->name,
-				 v->external ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC, v->type_id);
-		if (id < 0)
-			return id;
-		if (VEC_RESERVE(w->frag->vars, w->frag->vars_cap, w->frag->nvars + 1))
+		if (!rec_add(fr, STR(v->ps->name), BTF_KIND_VAR, false, 0, v->type_id, 1))
 			return -ENOMEM;
-		fv = &w->frag->vars[w->frag->nvars++];
-		fv->id = fv->last = (uint32_t)id;
+		fr->words[fr->nwords - 1] = v->external ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC;
+		if (VEC_RESERVE(fr->vars, fr->vars_cap, fr->nvars + 1))
+			return -ENOMEM;
+		fv = &fr->vars[fr->nvars++];
+		fv->id = fv->last = (uint32_t)fr->nrecs;
 		fv->offset = v->addr;
 		fv->size = v->ps->size;
 		for (j = 0; j < w->ntags; j++) {
@@ -1128,9 +1461,9 @@ static int emit_vars(struct enc_worker *w, struct btf *b)
 
 			if (dt->on != TAG_ON_VAR || dt->target != i)
 				continue;
-			if ((id = btf_add_decl_tag(b, dt->value, fv->id, -1)) < 0)
-				return id;
-			fv->last = (uint32_t)id;
+			if ((err = emit_decl_tag(w, dt->value, fv->id, -1)))
+				return err;
+			fv->last = (uint32_t)fr->nrecs;
 		}
 	}
 	return 0;
@@ -1146,17 +1479,14 @@ static bool lang_excluded(const struct enc_opts *o, uint32_t lang)
 	return false;
 }
 
-int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui)
+int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struct cu_frag *frag)
 {
 	const struct dw_unit *u = dw_unit_at(ctx->in->dw, ui);
-	struct cu_frag *frag = &ctx->frags[ui];
 	uint32_t index_id = 0;
 	struct dw_cursor c;
-	struct btf *b;
 	size_t i;
 	int err;
 
-	memset(frag, 0, sizeof(*frag));
 	w->ctx = ctx;
 	w->unit = u;
 	w->frag = frag;
@@ -1169,7 +1499,7 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui)
 		frag->skipped = true;
 		return 0;
 	}
-	if ((err = map_reset(&w->map, (u->end - u->off) / 16)))
+	if ((err = map_reset(&w->map, 64)) || (err = map_direct(&w->map, u)))
 		goto fail;
 	if ((err = dw_cursor_init(&c, ctx->in->dw, u, w->d)))
 		goto fail;
@@ -1180,11 +1510,6 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui)
 	    (err = group_children(w)))
 		goto fail;
 
-	b = frag->btf = btf_new(NULL);
-	if (!b) {
-		err = -ENOMEM;
-		goto fail;
-	}
 	/* The array index type: the unit's "int", else one made up after the types. */
 	if (w->int_type >= 0)
 		index_id = (uint32_t)w->int_type + 1;
@@ -1195,49 +1520,36 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui)
 				break;
 			}
 	for (i = 0; i < w->ntypes; i++) {
-		int id = emit_type(w, b, &w->types[i], index_id);
-
-		if (id != (int)i + 1) {
-			err = diag_err(w->d, btf_error(b) ? btf_error(b)->code : EINVAL,
-				       "%s: DIE 0x%llx: cannot encode %s: %s",
-				       dw_file_path(ctx->in->dw),
-				       (unsigned long long)DW_REF_OFF(w->types[i].die),
-				       w->types[i].name ? w->types[i].name : "(anon)",
-				       btf_error(b) ? btf_error(b)->msg : "id drift");
+		if ((err = emit_type(w, &w->types[i], index_id)))
 			goto fail;
-		}
 	}
 	if (index_id == w->ntypes + 1) {
-		if (btf_add_int(b, "__ARRAY_SIZE_TYPE__", 4, BTF_INT_SIGNED) != (int)index_id) {
+		uint32_t *p = rec_add(frag, STR("__ARRAY_SIZE_TYPE__"), BTF_KIND_INT, false, 0, 4, 1);
+
+		if (!p) {
 			err = -ENOMEM;
 			goto fail;
 		}
+		*p = BTF_INT_SIGNED << 24 | 32;
 		frag->synth_id = index_id;
 	}
 	for (i = 0; i < w->ntags; i++) {
 		const struct ir_decl_tag *dt = &w->tags[i];
 
 		if (dt->on == TAG_ON_TYPE &&
-		    btf_add_decl_tag(b, dt->value, dt->target + 1, dt->component) < 0) {
-			err = diag_err(w->d, EINVAL, "%s: decl tag '%s': %s", dw_file_path(ctx->in->dw),
-				       dt->value, btf_error(b) ? btf_error(b)->msg : "");
+		    (err = emit_decl_tag(w, dt->value, dt->target + 1, dt->component)))
 			goto fail;
-		}
 	}
-	frag->ntypes = btf_type_count(b) - 1;
+	frag->ntypes = (uint32_t)frag->nrecs;
 	frag->has_int = w->int_type >= 0;
 	frag->int_id = (uint32_t)(w->int_type + 1);
 	for (i = 0; i < w->nfuncs; i++) {
 		if (!w->funcs[i].keep)
 			continue;
-		if ((err = emit_func(w, b, &w->funcs[i]))) {
-			diag_err(w->d, -err, "%s: DIE 0x%llx: cannot encode function %s: %s",
-				 dw_file_path(ctx->in->dw), (unsigned long long)DW_REF_OFF(w->funcs[i].die),
-				 w->funcs[i].name, btf_error(b) ? btf_error(b)->msg : strerror(-err));
+		if ((err = emit_func(w, &w->funcs[i])))
 			goto fail;
-		}
 	}
-	if ((err = emit_vars(w, b)))
+	if ((err = emit_vars(w)))
 		goto fail;
 	return 0;
 fail:

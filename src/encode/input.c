@@ -85,6 +85,8 @@ int dwarf_input_open(struct dwarf_input *in, const char *path, struct diag *d)
 		dwarf_input_close(in);
 		return err;
 	}
+	in->dw_str = s.str;
+	in->dw_info = s.info;
 	return 0;
 }
 

@@ -14,6 +14,8 @@ struct dwarf_input {
 	struct belf *elf, *alt_elf;
 	struct dw_file *dw, *alt;
 	char *alt_path;
+	struct bslice dw_str;	/* .debug_str, for telling its strings apart */
+	struct bslice dw_info;	/* .debug_info, to release pages of finished units */
 };
 
 /* Open path's DWARF; an ELF with no DWARF is an error (ENODATA). */

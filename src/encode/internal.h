@@ -2,6 +2,8 @@
 #ifndef BTFC_ENCODE_INTERNAL_H
 #define BTFC_ENCODE_INTERNAL_H
 
+#include <pthread.h>
+
 #include "base/arena.h"
 #include "base/strset.h"
 #include "encode/encode.h"
@@ -30,9 +32,16 @@ struct frag_var {
 	uint64_t offset, size;
 };
 
-/* One unit's BTF: ids 1..ntypes are types, then function groups, then VARs. */
+/*
+ * One unit's BTF records (host order, string offsets already those of the
+ * output BTF, type ids local: record i has id i + 1): ids 1..ntypes are
+ * types, then function groups, then VARs with their tags.
+ */
 struct cu_frag {
-	struct btf *btf;
+	uint32_t *words;
+	size_t nwords, words_cap;
+	uint32_t *recs;			/* word offset of each record */
+	size_t nrecs, recs_cap;
 	uint32_t ntypes;
 	struct frag_func *funcs;
 	size_t nfuncs, funcs_cap;
@@ -52,15 +61,17 @@ struct enc_ctx {
 	const struct enc_opts *o;
 	struct dwarf_input *in;
 	const struct enc_syms *syms;
-	struct cu_frag *frags;		/* per unit */
-	struct enc_worker *workers;	/* per thread */
+	struct btf *out;		/* strings are interned here, under str_lock */
+	pthread_mutex_t *str_lock;
 };
 
 struct enc_worker;
 struct enc_worker *enc_worker_new(void);
 void enc_worker_free(struct enc_worker *w);
-/* Convert unit i of ctx->in into ctx->frags[i]. */
-int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t i);
+/* Convert unit i of ctx->in into frag (zeroed or recycled with cu_frag_reset). */
+int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t i, struct cu_frag *frag);
+/* Empty frag for reuse, keeping its buffers. */
+void cu_frag_reset(struct cu_frag *f);
 void cu_frag_free(struct cu_frag *f);
 
 #endif

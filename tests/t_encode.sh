@@ -102,6 +102,17 @@ if C=$(BTFC_NO_FETCH=${BTFC_NO_FETCH:-} "$ROOT/scripts/corpus.sh" 2>/dev/null); 
 	done
 	[ $n -eq "${MODULES:-12}" ] && pass "$n sampled modules graph equal to Debian's" ||
 		fail "sampled modules: only $n equal"
+	# Batch mode: one process, base loaded once, same bytes as one at a time.
+	awk 'NR % 131 == 7' "$C/modules.txt" | head -8 > "$WORK/list"
+	mkdir -p "$WORK/batch" "$WORK/single"
+	check "batch encode -j2" "$BTFC" encode --base "$C/vmlinux.btf" -j2 --list "$WORK/list" -o "$WORK/batch"
+	ok=1
+	while read -r m; do
+		"$BTFC" encode --base "$C/vmlinux.btf" -j1 "$m" -o "$WORK/single/$(basename "$m").btf" &&
+		cmp -s "$WORK/single/$(basename "$m").btf" "$WORK/batch/$(basename "$m").btf" || ok=0
+	done < "$WORK/list"
+	[ $ok = 1 ] && pass "batch output byte-identical to single runs" ||
+		fail "batch output byte-identical to single runs"
 else
 	skip "Debian corpus not available"
 fi

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* btfc encode: DWARF -> BTF for a kernel image or module. */
+#include <errno.h>
 #include <getopt.h>
+#include <stdatomic.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +15,7 @@
 #include "encode/encode.h"
 
 static const char usage_text[] =
-	"usage: btfc encode [OPTIONS] FILE\n"
+	"usage: btfc encode [OPTIONS] FILE...\n"
 	"  Encode FILE's DWARF as BTF (split BTF on --base).\n"
 	"  -o, --output OUT       write raw BTF to OUT (default: FILE's .BTF section,\n"
 	"                         replaced or added in place through a temp file)\n"
@@ -25,6 +28,9 @@ static const char usage_text[] =
 	"  --force                skip invalid variables instead of failing\n"
 	"  --no-dedup             write the merged BTF without deduplication\n"
 	"  -j N, --jobs N         threads (default: all CPUs); output is the same for any N\n"
+	"  --list FILE            more inputs, one path per line ('-' = stdin)\n"
+	"  With several inputs (batch mode) the base is loaded once, inputs are encoded\n"
+	"  in parallel, each exactly as alone; -o then names a directory (OUT/NAME.btf).\n"
 	"  --stats                print per-phase times and counts to stderr\n"
 	"  -v, --verbose          notes about what was dropped or degraded, and why\n";
 
@@ -79,10 +85,150 @@ static int load_base(const char *path, struct btf **base, struct diag *d)
 	return err;
 }
 
+/* Batch mode: many modules on one base, one module per worker. */
+struct batch {
+	char **paths;
+	size_t n;
+	const char *outdir;
+	const struct btf *base;
+	struct enc_opts o;
+	struct diag *diags;
+	int *errs;
+	char **logs;		/* per module, verbose notes */
+	size_t *log_len, *log_cap;
+	atomic_size_t done;
+	bool progress;
+};
+
+struct batch_log {
+	struct batch *b;
+	size_t i;
+};
+
+static void batch_log_line(void *ctx, const char *line)
+{
+	struct batch_log *l = ctx;
+	struct batch *b = l->b;
+	size_t n = strlen(line);
+
+	if (mem_grow((void **)&b->logs[l->i], &b->log_cap[l->i], 1, b->log_len[l->i] + n + 2))
+		return;
+	memcpy(b->logs[l->i] + b->log_len[l->i], line, n);
+	b->log_len[l->i] += n;
+	b->logs[l->i][b->log_len[l->i]++] = '\n';
+	b->logs[l->i][b->log_len[l->i]] = 0;
+}
+
+static int batch_one(void *ctx, unsigned worker, size_t i)
+{
+	struct batch *b = ctx;
+	struct batch_log lg = { b, i };
+	struct enc_opts o = b->o;
+	struct enc_stats st;
+	char *out = NULL;
+	size_t done;
+
+	(void)worker;
+	o.jobs = 1;
+	o.log = batch_log_line;
+	o.log_ctx = &lg;
+	diag_clear(&b->diags[i]);
+	if (b->outdir) {
+		const char *base = strrchr(b->paths[i], '/');
+		size_t len;
+
+		base = base ? base + 1 : b->paths[i];
+		len = strlen(b->outdir) + strlen(base) + 8;
+		if (!(out = mem_alloc(len))) {
+			b->errs[i] = diag_err(&b->diags[i], ENOMEM, "out of memory");
+			return 0;
+		}
+		snprintf(out, len, "%s/%s.btf", b->outdir, base);
+	}
+	b->errs[i] = btf_encode_file(b->paths[i], out, b->base, &o, &st, &b->diags[i]);
+	mem_free(out);
+	done = atomic_fetch_add(&b->done, 1) + 1;
+	if (b->progress && (done % 16 == 0 || done == b->n))
+		fprintf(stderr, "\rbtfc: encoded %zu/%zu", done, b->n);
+	return 0;
+}
+
+/* Paths from a list file, one per line ('-' = stdin). */
+static int read_list(const char *file, char ***paths, size_t *n, size_t *cap)
+{
+	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	char *line = NULL;
+	size_t lcap = 0;
+	ssize_t len;
+
+	if (!f)
+		return cli_fail("encode: %s: %s", file, strerror(errno));
+	while ((len = getline(&line, &lcap, f)) > 0) {
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		if (!len)
+			continue;
+		if (VEC_RESERVE(*paths, *cap, *n + 1) || !((*paths)[*n] = mem_strdup(line))) {
+			free(line);
+			return cli_fail("encode: out of memory");
+		}
+		(*n)++;
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return 0;
+}
+
+static int run_batch(char **paths, size_t n, const char *outdir, const struct btf *base,
+		     const struct enc_opts *o, unsigned jobs)
+{
+	struct batch b = { .paths = paths, .n = n, .outdir = outdir, .base = base, .o = *o };
+	size_t i, nbad = 0;
+	int status = EXIT_OK;
+
+	b.diags = mem_array(n, sizeof(*b.diags));
+	b.errs = mem_array(n, sizeof(*b.errs));
+	b.logs = mem_array(n, sizeof(*b.logs));
+	b.log_len = mem_array(n, sizeof(*b.log_len));
+	b.log_cap = mem_array(n, sizeof(*b.log_cap));
+	if (!b.diags || !b.errs || !b.logs || !b.log_len || !b.log_cap) {
+		status = cli_fail("encode: out of memory");
+		goto out;
+	}
+	atomic_init(&b.done, 0);
+	b.progress = isatty(STDERR_FILENO) && n > 1;
+	pool_for(jobs, n, batch_one, &b);
+	if (b.progress)
+		fputc('\n', stderr);
+	for (i = 0; i < n; i++) {
+		if (b.logs[i])
+			fputs(b.logs[i], stderr);
+		if (b.errs[i]) {
+			cli_report(&b.diags[i], b.errs[i]);
+			nbad++;
+		}
+	}
+	if (nbad) {
+		fprintf(stderr, "btfc: %zu of %zu files failed\n", nbad, n);
+		status = EXIT_ERR;
+	}
+out:
+	if (b.logs)
+		for (i = 0; i < n; i++)
+			mem_free(b.logs[i]);
+	mem_free(b.logs);
+	mem_free(b.log_len);
+	mem_free(b.log_cap);
+	mem_free(b.diags);
+	mem_free(b.errs);
+	return status;
+}
+
 int cmd_encode(int argc, char **argv)
 {
 	enum { O_BASE = 256, O_COMPAT, O_NOFLOATS, O_NOENUM64, O_NOVARS, O_LANGX, O_FORCE,
-	       O_NODEDUP, O_STATS };
+	       O_NODEDUP, O_STATS, O_LIST };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "base", required_argument, NULL, O_BASE },
@@ -95,21 +241,21 @@ int cmd_encode(int argc, char **argv)
 		{ "no-dedup", no_argument, NULL, O_NODEDUP },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "stats", no_argument, NULL, O_STATS },
+		{ "list", required_argument, NULL, O_LIST },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static uint32_t lang_ex[16] = { DW_LANG_Rust, 0 };
-	const char *output = NULL, *base_path = NULL;
-	struct dwarf_input in;
+	const char *output = NULL, *base_path = NULL, *list = NULL;
 	struct enc_opts o;
 	struct enc_stats st;
-	struct btf *base = NULL, *btf = NULL;
+	struct btf *base = NULL;
 	struct diag d;
 	bool stats = false;
-	void *raw = NULL;
-	size_t raw_len;
-	int c, err;
+	char **paths = NULL;
+	size_t npaths = 0, cap = 0, i;
+	int c, err, status;
 
 	enc_opts_default(&o);
 	o.floats = true;
@@ -139,6 +285,7 @@ int cmd_encode(int argc, char **argv)
 		case O_FORCE: o.force = true; break;
 		case O_NODEDUP: o.no_dedup = true; break;
 		case O_STATS: stats = true; break;
+		case O_LIST: list = optarg; break;
 		case 'j':
 			if (!(o.jobs = cli_jobs(optarg)))
 				return cli_fail("encode: bad thread count '%s'", optarg);
@@ -148,44 +295,49 @@ int cmd_encode(int argc, char **argv)
 		default: fputs(usage_text, stderr); return EXIT_ERR;
 		}
 	}
-	if (optind + 1 != argc) {
+	for (i = (size_t)optind; i < (size_t)argc; i++) {
+		if (VEC_RESERVE(paths, cap, npaths + 1) || !(paths[npaths] = mem_strdup(argv[i]))) {
+			status = cli_fail("encode: out of memory");
+			goto out;
+		}
+		npaths++;
+	}
+	if (list && (status = read_list(list, &paths, &npaths, &cap)))
+		goto out;
+	if (!npaths) {
 		fputs(usage_text, stderr);
-		return EXIT_ERR;
+		status = EXIT_ERR;
+		goto out;
 	}
 	diag_clear(&d);
 	if (base_path && (err = load_base(base_path, &base, &d))) {
 		cli_report(&d, err);
-		return EXIT_ERR;
+		status = EXIT_ERR;
+		goto out;
 	}
-	if ((err = dwarf_input_open(&in, argv[optind], &d))) {
+	if (npaths > 1 || list) {
+		/* -o names a directory: OUT/<name>.btf per input. */
+		status = run_batch(paths, npaths, output, base, &o, o.jobs);
+		goto out;
+	}
+	err = btf_encode_file(paths[0], output, base, &o, &st, &d);
+	if (err) {
 		cli_report(&d, err);
-		btf_free(base);
-		return EXIT_ERR;
+		status = EXIT_ERR;
+		goto out;
 	}
-	err = btf_encode(&in, base, &o, &btf, &st, &d);
-	if (!err)
-		err = btf_write(btf, &raw, &raw_len, &d);
-	if (!err && output) {
-		err = file_write_atomic(output, raw, raw_len, &d);
-	} else if (!err) {
-		static const char *const names[] = { ".BTF" };
-		const void *datas[] = { raw };
-
-		err = belf_write_sections(in.elf, argv[optind], 1, names, datas, &raw_len, &d);
-	}
-	if (err)
-		cli_report(&d, err);
-	else if (stats)
+	if (stats)
 		fprintf(stderr,
-			"units %llu (%llu skipped), types before dedup %llu, after %u, funcs %llu, vars %llu\n"
-			"time: open %.3f s, convert %.3f s, merge %.3f s, dedup %.3f s\n",
+			"units %llu (%llu skipped), types before dedup %llu, funcs %llu, vars %llu\n"
+			"time: open %.3f s, convert+merge %.3f s, dedup %.3f s\n",
 			(unsigned long long)st.units, (unsigned long long)st.units_skipped,
-			(unsigned long long)st.types_pre_dedup,
-			btf_type_count(btf) - btf_start_id(btf), (unsigned long long)st.funcs,
-			(unsigned long long)st.vars, st.open, st.convert, st.merge, st.dedup);
-	mem_free(raw);
-	btf_free(btf);
-	dwarf_input_close(&in);
+			(unsigned long long)st.types_pre_dedup, (unsigned long long)st.funcs,
+			(unsigned long long)st.vars, st.open, st.convert, st.dedup);
+	status = EXIT_OK;
+out:
+	for (i = 0; i < npaths; i++)
+		mem_free(paths[i]);
+	mem_free(paths);
 	btf_free(base);
-	return err ? EXIT_ERR : EXIT_OK;
+	return status;
 }

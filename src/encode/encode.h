@@ -56,4 +56,13 @@ void enc_opts_default(struct enc_opts *o);
 int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_opts *o,
 	       struct btf **out, struct enc_stats *st, struct diag *d);
 
+
+/*
+ * Encode path and write the result: raw BTF to out_path, or (out_path
+ * NULL) the .BTF section of path itself, through a temp file + rename.
+ * base may be NULL.  Never leaves a partial file.
+ */
+int btf_encode_file(const char *path, const char *out_path, const struct btf *base,
+		    const struct enc_opts *o, struct enc_stats *st, struct diag *d);
+
 #endif

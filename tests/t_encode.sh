@@ -113,6 +113,28 @@ if C=$(BTFC_NO_FETCH=${BTFC_NO_FETCH:-} "$ROOT/scripts/corpus.sh" 2>/dev/null); 
 	done < "$WORK/list"
 	[ $ok = 1 ] && pass "batch output byte-identical to single runs" ||
 		fail "batch output byte-identical to single runs"
+
+	# Distilled base: .BTF.base + .BTF relocated onto the same vmlinux and
+	# deduplicated against it is the plain split BTF again; onto another
+	# kernel it either relocates or names what does not match.
+	n=0; k=0
+	for m in $(head -3 "$WORK/list"); do
+		k=$((k+1)); cp "$m" "$WORK/d.ko"
+		"$BTFC" encode --distilled-base --base "$C/vmlinux.btf" "$WORK/d.ko" &&
+		readelf -S "$WORK/d.ko" | grep -q '\.BTF\.base' &&
+		"$BTFC" relocate "$WORK/d.ko" --base "$C/vmlinux.btf" -o "$WORK/d.rel" > /dev/null &&
+		"$BTFC" dedup "$WORK/d.rel" --base "$C/vmlinux.btf" -o "$WORK/d.reld" &&
+		equal "$WORK/d.reld" "$WORK/single/$(basename "$m").btf" --base-a "$C/vmlinux.btf" --base-b "$C/vmlinux.btf" &&
+		n=$((n+1))
+	done
+	[ $n = $k ] && pass "distilled base relocates back to the same graph ($n modules)" ||
+		fail "distilled base relocation: $n of $k"
+	if [ -r /sys/kernel/btf/vmlinux ]; then
+		"$BTFC" relocate "$WORK/d.ko" --base /sys/kernel/btf/vmlinux > "$WORK/rel.out" 2>&1; rc=$?
+		if [ $rc = 0 ] || { [ $rc = 1 ] && grep -q '^unmatched \[' "$WORK/rel.out"; }; then
+			pass "relocation onto the running kernel: verdict (rc=$rc)"
+		else fail "relocation onto the running kernel (rc=$rc)"; cat "$WORK/rel.out"; fi
+	fi
 else
 	skip "Debian corpus not available"
 fi

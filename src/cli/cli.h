@@ -21,10 +21,13 @@ struct cli_cmd {
 
 int cmd_dwarf(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
+int cmd_relocate(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_dedup(int argc, char **argv);
+int cmd_layout(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 struct btf;
 /*
@@ -41,6 +44,14 @@ const char *cli_btf_default_base(const char *path);
  */
 int cli_btf_load(const char *path, const char *base_path, struct btf **base,
 		 struct btf **btf, struct diag *d);
+
+struct layout_opts;
+/* layout: cli_btf_load, or for an ELF without .BTF its DWARF encoded in memory. */
+int cli_layout_load(const char *path, const char *base_path, struct btf **base,
+		    struct btf **btf, struct diag *d);
+/* btfc layout --diff OLD NEW [TYPE...]: exit status 0 same, 1 differs, 2 error. */
+int cli_layout_diff(const char *old_path, const char *new_path, const char *base_path,
+		    const struct layout_opts *lo, const char *const *names, size_t n);
 
 /* Print "btfc: <msg>" for a failed diag (or the errno text) to stderr. */
 void cli_report(const struct diag *d, int err);

@@ -8,11 +8,14 @@
 
 static const struct cli_cmd commands[] = {
 	{ "encode", cmd_encode, "DWARF -> BTF for vmlinux or (with --base) a module" },
+	{ "relocate", cmd_relocate, "rebase a module's BTF (with .BTF.base) onto another vmlinux BTF" },
 	{ "dwarf", cmd_dwarf, "print DWARF units and DIEs, or --stats over all DIEs" },
 	{ "dump", cmd_dump, "print BTF types (raw text like bpftool, json, or a C header)" },
 	{ "verify", cmd_verify, "check BTF with the kernel's rules (--strict: user-BTF rules)" },
 	{ "convert", cmd_convert, "rewrite BTF (raw or ELF .BTF) as a raw blob, optionally byte-swapped" },
+	{ "layout", cmd_layout, "struct layouts like pahole (holes, padding, cachelines), -R, --compile, json, diff" },
 	{ "dedup", cmd_dedup, "deduplicate BTF like libbpf btf__dedup (1.1.2 semantics), in parallel" },
+	{ "diff", cmd_diff, "compare two BTFs as type graphs (btfcanon.py equality); exit 1 if they differ" },
 };
 
 static void usage(FILE *f)

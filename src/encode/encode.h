@@ -33,6 +33,7 @@ struct enc_opts {
 	bool force;		/* skip invalid variables instead of failing */
 	bool consistent_func;	/* modern: drop functions with mismatching prototypes */
 	bool no_dedup;		/* return the merged, undeduplicated BTF */
+	bool distilled_base;	/* btf_encode_file, split in place: also .BTF.base */
 	unsigned jobs;		/* worker threads (>= 1) */
 	const uint32_t *lang_exclude;	/* DW_LANG_* codes to skip, 0-terminated */
 	int verbose;		/* > 0: notes through log */

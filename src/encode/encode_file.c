@@ -2,31 +2,44 @@
 /* Encode one file and write the result (raw file or the ELF's .BTF). */
 #include "base/file.h"
 #include "base/mem.h"
+#include "btf/distill.h"
 #include "encode/encode.h"
 
 int btf_encode_file(const char *path, const char *out_path, const struct btf *base,
 		    const struct enc_opts *o, struct enc_stats *st, struct diag *d)
 {
 	struct dwarf_input in;
-	struct btf *btf = NULL;
-	void *raw = NULL;
-	size_t len;
+	struct btf *btf = NULL, *dbase = NULL, *dsplit = NULL;
+	void *raw = NULL, *rawb = NULL;
+	size_t len[2];
 	int err;
 
+	if (o->distilled_base && (!base || out_path))
+		return diag_err(d, EINVAL, "%s: a distilled base needs --base and in-place output",
+				path);
 	if ((err = dwarf_input_open(&in, path, d)))
 		return err;
 	err = btf_encode(&in, base, o, &btf, st, d);
+	if (!err && o->distilled_base) {
+		/* .BTF becomes the split on the distilled base, which goes to .BTF.base. */
+		err = btf_distill_base(btf, &dbase, &dsplit, d);
+		if (!err)
+			err = btf_write(dbase, &rawb, &len[1], d);
+	}
 	if (!err)
-		err = btf_write(btf, &raw, &len, d);
+		err = btf_write(dsplit ? dsplit : btf, &raw, &len[0], d);
 	if (!err && out_path) {
-		err = file_write_atomic(out_path, raw, len, d);
+		err = file_write_atomic(out_path, raw, len[0], d);
 	} else if (!err) {
-		static const char *const names[] = { ".BTF" };
-		const void *data[] = { raw };
+		static const char *const names[] = { ".BTF", ".BTF.base" };
+		const void *data[] = { raw, rawb };
 
-		err = belf_write_sections(in.elf, path, 1, names, data, &len, d);
+		err = belf_write_sections(in.elf, path, dsplit ? 2 : 1, names, data, len, d);
 	}
 	mem_free(raw);
+	mem_free(rawb);
+	btf_free(dsplit);
+	btf_free(dbase);
 	btf_free(btf);
 	dwarf_input_close(&in);
 	return err;

@@ -70,8 +70,14 @@ $(O)/bench-libdw: bench/libdw_walk.c
 $(O)/libbpf-oracle: tests/tools/libbpf_oracle.c
 	@mkdir -p $(O)
 	$(Q)$(CC) -O2 -g -Wall -o $@ $< -lbpf -lelf -lz
+# Test-only helpers over libbtfc.a (t_diff.sh): BTF variants, and the
+# running kernel's BTF verifier via bpf(BPF_BTF_LOAD).
+$(O)/btf-mutate: $(O)/tests/tools/btf_mutate.o $(O)/libbtfc.a
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(O)/btf-load: $(O)/tests/tools/btf_load.o $(O)/libbtfc.a
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-test: $(O)/btfc $(O)/unit-tests
+test: $(O)/btfc $(O)/unit-tests $(O)/btf-mutate $(O)/btf-load
 	BTFC=$(O)/btfc UNIT=$(O)/unit-tests O=$(O) tests/run.sh
 
 check-kernel: $(O)/btfc

@@ -5,15 +5,40 @@
  * checks on vmlinux/module BTF) and in strict mode (user BTF).
  */
 #include <stdarg.h>
+#include <stdlib.h>
 
 #include "test.h"
 
+#include "base/hash.h"
 #include "base/mem.h"
 #include "btf/btf.h"
 
 #define K 0u
 #define S BTF_VALIDATE_STRICT
 #define ENOTSUPP_ 524
+
+/*
+ * BTFC_VALIDATE_BLOBS=DIR: also write every standalone blob validated here
+ * to DIR/<content hash>.btf, for tests/t_kernel.sh to load into the
+ * running kernel (BPF_BTF_LOAD) and compare with `btfc verify --strict`.
+ */
+static void dump_blob(const void *blob, size_t len)
+{
+	const char *dir = getenv("BTFC_VALIDATE_BLOBS");
+	char path[4096];
+	FILE *f;
+
+	if (!dir || !*dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%016llx.btf", dir,
+		 (unsigned long long)hash_bytes(blob, len));
+	f = fopen(path, "wb");
+	if (!f)
+		return;
+	if (fwrite(blob, 1, len, f) != len)
+		fprintf(stderr, "    cannot write %s\n", path);
+	fclose(f);
+}
 
 /* Validate a blob; check errno and (when want != 0) that msg has sub. */
 static int vblob(const void *blob, size_t len, const struct btf *base, unsigned flags,
@@ -23,6 +48,9 @@ static int vblob(const void *blob, size_t len, const struct btf *base, unsigned 
 	struct btf_report rep = { 0 };
 	int err = btf_validate(blob, len, base, flags, &rep, &d);
 	int ok = err == want && (!want || !sub || strstr(d.msg, sub));
+
+	if (!base)
+		dump_blob(blob, len);
 
 	if (!ok)
 		fprintf(stderr, "    validate(%s): got %d \"%s\", want %d \"%s\"\n",

@@ -52,6 +52,66 @@ def bench_dwarf(a):
     print(f"  ratio 1 thread/2 threads:        {d1 / d2:5.2f}x   (target >= 1.7)")
 
 
+def bench_dedup(a):
+    """btfc dedup vs libbpf 1.1.2 btf__dedup on two big blobs (whole processes)."""
+    oracle = os.path.join(a.build, "libbpf-oracle")
+    if not os.path.exists(oracle):
+        subprocess.run(["make", "-s", f"O={a.build}", oracle], check=True)
+    v = os.path.join(a.corpus, "vmlinux.btf")
+    tmp = tempfile.mkdtemp(prefix="btfc-bench-dedup.")
+    x8 = os.path.join(tmp, "x8.btf")
+    allm = os.path.join(tmp, "allmods.btf")
+    lst = os.path.join(tmp, "mods.txt")
+    with open(lst, "w") as f:
+        for root, _, files in sorted(os.walk(os.path.join(a.corpus, "btf"))):
+            for n in sorted(files):
+                if n.endswith(".ko.btf"):
+                    f.write(os.path.join(root, n) + "\n")
+    subprocess.run([a.btfc, "dedup", "--no-dedup"] + [v] * 8 + ["-o", x8], check=True)
+    subprocess.run([a.btfc, "dedup", "--no-dedup", "--flatten", "--base", v, "@" + lst,
+                    "-o", allm], check=True)
+    out = os.path.join(tmp, "out.btf")
+    for title, blob in [("vmlinux.btf x8", x8), ("vmlinux.btf + all 1,138 modules", allm)]:
+        print(f"dedup, {title} ({os.path.getsize(blob) >> 20} MiB; medians of {a.runs})")
+        res = {}
+        for name, cmd in [
+            ("libbpf 1.1.2 btf__dedup", [oracle, blob, out]),
+            ("btfc dedup -j1", [a.btfc, "dedup", "-j1", blob, "-o", out]),
+            ("btfc dedup -j2", [a.btfc, "dedup", "-j2", blob, "-o", out]),
+        ]:
+            wall, cpu, rss, _ = timed(cmd, a.runs)
+            res[name] = (wall, rss)
+            row(name, wall, cpu, rss)
+        (lw, lr), (w1, r1), (w2, r2) = (res[k] for k in list(res))
+        print(f"  ratio libbpf/btfc -j1: {lw / w1:5.2f}x   (target >= 2)")
+        print(f"  ratio libbpf/btfc -j2: {lw / w2:5.2f}x   (target >= 3)")
+        print(f"  peak RSS btfc/libbpf:  {max(r1, r2) / lr:5.2f}    (target <= 1)")
+    for f in (x8, allm, out, lst):
+        if os.path.exists(f):
+            os.unlink(f)
+    os.rmdir(tmp)
+
+
+def bench_layout(a):
+    v = os.path.join(a.corpus, "vmlinux.btf")
+    print(f"layout, {v} (medians of {a.runs})")
+    res = {}
+    for name, cmd in [
+        ("pahole -F btf task_struct", ["pahole", "-F", "btf", "-C", "task_struct", v]),
+        ("btfc layout task_struct", [a.btfc, "layout", "task_struct", v]),
+        ("pahole -F btf (all structs)", ["pahole", "-F", "btf", v]),
+        ("btfc layout (all structs)", [a.btfc, "layout", v]),
+    ]:
+        wall, cpu, rss, out = timed(cmd, a.runs)
+        res[name] = (wall, cpu)
+        row(name, wall, cpu, rss, f"{out.count(chr(10))} lines")
+    names = list(res)
+    for i in (0, 2):
+        p, b = res[names[i]], res[names[i + 1]]
+        print(f"  ratio pahole/btfc {names[i + 1][12:]:<18} wall {p[0] / max(b[0], 1e-3):5.2f}x  "
+              f"cpu {p[1] / max(b[1], 1e-3):5.2f}x   (target >= 1, all structs >= 2)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--btfc", required=True)
@@ -60,7 +120,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("only", nargs="*", help="benchmarks to run (default: all)")
     a = ap.parse_args()
-    benches = {"dwarf": bench_dwarf}
+    benches = {"dwarf": bench_dwarf, "dedup": bench_dedup, "layout": bench_layout}
     for name in a.only or benches:
         benches[name](a)
 

@@ -28,15 +28,17 @@
  * so ties (several acceptable canonical candidates) are broken as libbpf
  * breaks them.
  *
- * Parallelism (opts->nr_threads): type pointers and the hashes of every
- * type whose hash does not depend on earlier decisions (base types and
- * own INT/ENUM/FWD/FLOAT/STRUCT/UNION) are computed in parallel over
- * fixed-size chunks; compaction and id remapping run in parallel over
- * chunks too.  The decision phases are sequential by definition (each
- * decision depends on all earlier ones); see dedup_structs() for how the
- * work inside the struct phase is kept small.  Chunk boundaries never
- * depend on the thread count and every result lands in a slot indexed by
- * type id, so the output is identical for any nr_threads.
+ * Parallelism (opts->nr_threads): type pointers, reference checks and the
+ * hashes of every type whose hash does not depend on earlier decisions
+ * (base types and own INT/ENUM/FWD/FLOAT/STRUCT/UNION) are computed in
+ * parallel over fixed-size chunks; the string phase (counting, first
+ * reference per old offset, rewriting) and compaction with id remapping
+ * run in parallel over chunks too.  Phases 2-5 are sequential: every
+ * decision there may depend on all earlier ones (the candidate order, the
+ * FWD and struct mappings merged from each hypothetical map).  Chunk
+ * boundaries never depend on the thread count and every result lands in
+ * a slot indexed by type id or string offset, so the output is identical
+ * for any nr_threads.
  */
 #include "btf/dedup.h"
 
@@ -491,6 +493,17 @@ static int prep_chunk(void *ctx, unsigned worker, size_t item)
 		d->tp[id] = t;
 		d->hypot[id] = UNPROCESSED;
 		k = btf_kind(t);
+		if (id >= d->start_id) {	/* every own reference must resolve */
+			struct btf_field_iter it;
+			uint32_t *p;
+
+			if (btf_field_iter_init(&it, t, BTF_FIELD_IDS))
+				return diag_err(d->d, EINVAL, "dedup: type %u has unknown kind %u", id, k);
+			while ((p = btf_field_iter_next(&it)))
+				if (*p >= d->nr_all)
+					return diag_err(d->d, EINVAL, "dedup: type %u refers to invalid id %u",
+							id, *p);
+		}
 		if (id < d->start_id)
 			d->map[id] = id;
 		else if (k == BTF_KIND_VAR || k == BTF_KIND_DATASEC)
@@ -555,27 +568,208 @@ static int64_t base_find(struct base_strs *b, size_t nb, const char *s)
 	return -ENOENT;
 }
 
+/*
+ * Where the string offsets of a record are: word 0, then word `first` of
+ * each of `count` elements of `stride` words (doc 1.7 order).
+ */
+static inline int str_layout(const struct btf_type *t, unsigned *stride, unsigned *count)
+{
+	switch (btf_kind(t)) {
+	case BTF_KIND_ENUM: case BTF_KIND_FUNC_PROTO:
+		*stride = 2;
+		*count = btf_vlen(t);
+		return 0;
+	case BTF_KIND_ENUM64: case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		*stride = 3;
+		*count = btf_vlen(t);
+		return 0;
+	case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR:
+	case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG:
+		*stride = 0;
+		*count = 0;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * The string phase in parallel.  libbpf visits every string reference in
+ * type order and adds the string to a new set: the new section holds each
+ * referenced content once, in the order of its first reference.  Here:
+ *   1. (parallel) count the own-string references of each chunk of types;
+ *   2. (parallel) first[off] = lowest reference number seen for that old
+ *      offset (atomic min);
+ *   3. the referenced old offsets, sorted by first reference, are added to
+ *      the new set one by one (base lookup first), so contents shared by
+ *      several old offsets land where their first reference puts them;
+ *   4. (parallel) every reference is rewritten from first[], which now
+ *      holds new offset + 1.
+ * The serial step does one string-set insertion per distinct old offset
+ * instead of one per reference.
+ */
+struct strs {
+	struct dedup *d;
+	uint32_t nchunks;
+	uint64_t *chunk_refs;		/* refs per chunk, then first ref number */
+	uint32_t *first;		/* per own string byte (see above) */
+};
+
+#define FOR_EACH_OWN_STR(d, id, end, p, body)						\
+	for (; id < end; id++) {							\
+		struct btf_type *t_ = btf_type_mut((d)->btf, id);			\
+		unsigned stride_, count_, i_;						\
+		uint32_t *w_ = (uint32_t *)t_;						\
+											\
+		if (str_layout(t_, &stride_, &count_))					\
+			return diag_err((d)->d, EINVAL, "dedup: type %u has unknown kind %u",	\
+					id, btf_kind(t_));					\
+		for (i_ = 0; i_ <= count_; i_++) {					\
+			uint32_t *p = i_ ? w_ + 3 + (i_ - 1) * stride_ : w_;		\
+											\
+			if (*p == 0 || *p < start)					\
+				continue;						\
+			if (*p - start >= len)						\
+				return diag_err((d)->d, EINVAL,				\
+						"dedup: type %u: invalid string offset %u", id, *p); \
+			body								\
+		}									\
+	}
+
+static int strs_count(void *ctx, unsigned worker, size_t item)
+{
+	struct strs *c = ctx;
+	struct dedup *d = c->d;
+	uint32_t start = d->btf->start_str_off, len = (uint32_t)d->btf->strs.len;
+	uint32_t id = d->start_id + (uint32_t)(item * CHUNK), end = MIN(d->nr_all, id + CHUNK);
+	uint64_t n = 0;
+
+	FOR_EACH_OWN_STR(d, id, end, p, { n++; })
+	c->chunk_refs[item] = n;
+	return 0;
+}
+
+static int strs_first(void *ctx, unsigned worker, size_t item)
+{
+	struct strs *c = ctx;
+	struct dedup *d = c->d;
+	uint32_t start = d->btf->start_str_off, len = (uint32_t)d->btf->strs.len;
+	uint32_t id = d->start_id + (uint32_t)(item * CHUNK), end = MIN(d->nr_all, id + CHUNK);
+	uint32_t seq = (uint32_t)c->chunk_refs[item] + 1;
+
+	FOR_EACH_OWN_STR(d, id, end, p, {
+		uint32_t *slot = &c->first[*p - start];
+		uint32_t cur = __atomic_load_n(slot, __ATOMIC_RELAXED);
+
+		while ((cur == 0 || seq < cur) &&
+		       !__atomic_compare_exchange_n(slot, &cur, seq, true, __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED))
+			;
+		seq++;
+	})
+	return 0;
+}
+
+static int strs_rewrite(void *ctx, unsigned worker, size_t item)
+{
+	struct strs *c = ctx;
+	struct dedup *d = c->d;
+	uint32_t start = d->btf->start_str_off, len = (uint32_t)d->btf->strs.len;
+	uint32_t id = d->start_id + (uint32_t)(item * CHUNK), end = MIN(d->nr_all, id + CHUNK);
+
+	FOR_EACH_OWN_STR(d, id, end, p, { *p = c->first[*p - start] - 1; })
+	return 0;
+}
+
+/* LSD radix sort of n keys on bits [0, bits); tmp has n slots. */
+static void radix_sort64(uint64_t *v, uint64_t *tmp, size_t n, unsigned lo, unsigned bits)
+{
+	size_t cnt[2048];
+	unsigned shift;
+	size_t i;
+
+	for (shift = lo; shift < lo + bits; shift += 11) {
+		size_t sum = 0;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[(v[i] >> shift) & 2047]++;
+		for (i = 0; i < 2048; i++) {
+			size_t c = cnt[i];
+
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			tmp[cnt[(v[i] >> shift) & 2047]++] = v[i];
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+}
+
 static int dedup_strings(struct dedup *d)
 {
 	struct btf *btf = d->btf;
-	uint32_t start = btf->start_str_off, id;
+	uint32_t start = btf->start_str_off, len = (uint32_t)btf->strs.len, off;
+	struct strs c = { .d = d };
 	struct base_strs bs[8];
-	size_t nb = 0, i;
-	uint32_t *cache = NULL;
-	struct strset ns;
+	uint64_t *keys = NULL, *tmp = NULL, total = 0;
+	size_t nb = 0, nkeys = 0, i;
+	struct strset ns = { 0 };
+	bool ns_ok = false;
 	const struct btf *b;
 	int err = 0;
 
-	if (d->opts->keep_strings)
+	if (d->opts->keep_strings || d->nr_all == d->start_id)
 		return 0;
 	memset(bs, 0, sizeof(bs));
+	c.nchunks = (d->nr_all - d->start_id + CHUNK - 1) / CHUNK;
+	c.chunk_refs = mem_array(c.nchunks, sizeof(*c.chunk_refs));
+	c.first = mem_array((size_t)len + 1, sizeof(*c.first));
+	if (!c.chunk_refs || !c.first) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if ((err = pool_for(d->nthreads, c.nchunks, strs_count, &c)))
+		goto out;
+	for (i = 0; i < c.nchunks; i++) {
+		uint64_t n = c.chunk_refs[i];
+
+		c.chunk_refs[i] = total;
+		total += n;
+	}
+	if (total >= 0xffffffffull) {
+		err = diag_err(d->d, E2BIG, "dedup: %llu string references", (unsigned long long)total);
+		goto out;
+	}
+	if ((err = pool_for(d->nthreads, c.nchunks, strs_first, &c)))
+		goto out;
+	for (off = 0; off < len; off++)
+		nkeys += c.first[off] != 0;
+	keys = mem_alloc(MAX(nkeys, 1) * sizeof(*keys));
+	tmp = mem_alloc(MAX(nkeys, 1) * sizeof(*tmp));
+	if (!keys || !tmp) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (off = 0, i = 0; off < len; off++)
+		if (c.first[off])
+			keys[i++] = (uint64_t)c.first[off] << 32 | off;
+	radix_sort64(keys, tmp, nkeys, 32, 33);
+
 	for (b = btf->base; b; b = b->base) {
-		if (nb == ARRAY_SIZE(bs))
-			return diag_err(d->d, EINVAL, "dedup: more than %zu base levels", ARRAY_SIZE(bs));
+		if (nb == ARRAY_SIZE(bs)) {
+			err = diag_err(d->d, EINVAL, "dedup: more than %zu base levels", ARRAY_SIZE(bs));
+			goto out;
+		}
 		bs[nb].btf = b;
 		if (!b->strs.nslots) {
-			if (strset_init_from(&bs[nb].priv, b->strs.data, b->strs.len))
-				return -ENOMEM;
+			if (strset_init_from(&bs[nb].priv, b->strs.data, b->strs.len)) {
+				err = -ENOMEM;
+				goto out;
+			}
 			bs[nb].own = true;
 		}
 		nb++;
@@ -584,59 +778,36 @@ static int dedup_strings(struct dedup *d)
 		err = -ENOMEM;
 		goto out;
 	}
-	/* cache[old own offset] = new offset + 1 */
-	cache = mem_array(btf->strs.len + 1, sizeof(*cache));
-	if (!cache) {
-		err = -ENOMEM;
-		goto out_ns;
-	}
-	for (id = d->start_id; id < d->nr_all; id++) {
-		struct btf_field_iter it;
-		uint32_t *p;
+	ns_ok = true;
+	for (i = 0; i < nkeys; i++) {
+		uint32_t o = (uint32_t)keys[i];
+		const char *s = btf->strs.data + o;
+		int64_t n = -ENOENT;
 
-		if (btf_field_iter_init(&it, T(d, id), BTF_FIELD_STRS)) {
-			err = diag_err(d->d, EINVAL, "dedup: type %u has unknown kind", id);
-			goto out_ns;
-		}
-		while ((p = btf_field_iter_next(&it))) {
-			uint32_t off = *p, rel;
-			const char *s;
-			int64_t n;
-
-			if (off == 0 || off < start)
-				continue;
-			rel = off - start;
-			if (rel >= btf->strs.len) {
-				err = diag_err(d->d, EINVAL, "dedup: type %u: invalid string offset %u", id, off);
-				goto out_ns;
-			}
-			if (cache[rel]) {
-				*p = cache[rel] - 1;
-				continue;
-			}
-			s = btf->strs.data + rel;
-			n = -ENOENT;
-			if (nb)
-				n = base_find(bs, nb, s);
+		if (nb)
+			n = base_find(bs, nb, s);
+		if (n < 0) {
+			n = strset_add(&ns, s, strnlen(s, len - o));
 			if (n < 0) {
-				n = strset_add(&ns, s, strlen(s));
-				if (n < 0) {
-					err = diag_err(d->d, (int)-n, "dedup: cannot add string");
-					goto out_ns;
-				}
-				n += start;
+				err = diag_err(d->d, (int)-n, "dedup: cannot add string");
+				goto out;
 			}
-			cache[rel] = (uint32_t)n + 1;
-			*p = (uint32_t)n;
+			n += start;
 		}
+		c.first[o] = (uint32_t)n + 1;
 	}
+	if ((err = pool_for(d->nthreads, c.nchunks, strs_rewrite, &c)))
+		goto out;
 	strset_free(&btf->strs);
 	btf->strs = ns;
-	goto out;
-out_ns:
-	strset_free(&ns);
+	ns_ok = false;
 out:
-	mem_free(cache);
+	if (ns_ok)
+		strset_free(&ns);
+	mem_free(keys);
+	mem_free(tmp);
+	mem_free(c.chunk_refs);
+	mem_free(c.first);
 	for (i = 0; i < nb; i++)
 		if (bs[i].own)
 			strset_free(&bs[i].priv);
@@ -1437,11 +1608,21 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 	d.head = opts->compat == BTF_DEDUP_LIBBPF_HEAD;
 	d.start_id = btf->start_id;
 	d.nr_all = btf_type_count(btf);
+	/*
+	 * Strings first: the hashes computed by prep() use the final string
+	 * offsets (libbpf hashes after its string phase too), and the string
+	 * phase's temporary memory is gone before the big arrays exist.
+	 */
+	if ((err = dedup_strings(&d))) {
+		err = fail(&d, err, "string");
+		goto out;
+	}
+	lap(&d, BTF_DEDUP_PH_STRS, &t);
 	d.tp = mem_array(d.nr_all, sizeof(*d.tp));
 	d.map = mem_array(d.nr_all, sizeof(*d.map));
 	d.hypot = mem_array(d.nr_all, sizeof(*d.hypot));
 	d.hash = mem_array(d.nr_all, sizeof(*d.hash));
-	if (!d.tp || !d.map || !d.hypot || !d.hash || dtab_init(&d.tab, d.nr_all / 2)) {
+	if (!d.tp || !d.map || !d.hypot || !d.hash || dtab_init(&d.tab, 0)) {
 		err = diag_err(diag, ENOMEM, "dedup: out of memory for %u types", d.nr_all);
 		goto out;
 	}
@@ -1450,11 +1631,6 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 		goto out;
 	}
 	lap(&d, BTF_DEDUP_PH_PREP, &t);
-	if ((err = dedup_strings(&d))) {
-		err = fail(&d, err, "string");
-		goto out;
-	}
-	lap(&d, BTF_DEDUP_PH_STRS, &t);
 	for (id = d.start_id; id < d.nr_all; id++)
 		if ((err = dedup_prim(&d, id))) {
 			err = fail(&d, err, "primitive");

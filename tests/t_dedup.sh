@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# btfc dedup against libbpf 1.1.2's btf__dedup (tests/tools/libbpf_oracle.c):
+# the hand-built cases of tests/unit/test_dedup.c (doc 7.7) and, when the
+# Debian 6.12 corpus is present, vmlinux, a 4x vmlinux blob, every module
+# appended onto vmlinux as one blob, and sampled modules appended to
+# themselves -- output bytes must be identical to libbpf's, and identical
+# for -j1/-j2/-j8.  BTFC_LONG=1 adds the 8x blob and graph comparisons
+# with btfcanon.py (slow); scripts/check-kernel-dedup.sh does all modules.
+. "$(dirname "$0")/lib.sh"
+O=${O:-build}
+ORACLE=$ROOT/$O/libbpf-oracle
+UNIT=${UNIT:-$ROOT/$O/unit-tests}
+if [ ! -x "$ORACLE" ] || [ "$ORACLE" -ot "$ROOT/tests/tools/libbpf_oracle.c" ]; then
+	make -s -C "$ROOT" O="$O" "$O/libbpf-oracle" >/dev/null 2>&1
+fi
+if [ ! -x "$ORACLE" ]; then
+	skip "dedup: libbpf oracle (needs libbpf-dev)"
+	exit 0
+fi
+
+# same_as_libbpf NAME IN [BASE]: btfc and libbpf give identical bytes
+same_as_libbpf() {
+	local name=$1 in=$2 base=${3:-} ba=() bo=()
+	[ -n "$base" ] && { ba=(--base "$base"); bo=(-B "$base"); }
+	if ! "$BTFC" dedup -j1 "${ba[@]}" "$in" -o "$WORK/$name.btfc" > "$WORK/last.out" 2>&1; then
+		fail "dedup $name: btfc failed"; sed 's/^/      /' "$WORK/last.out" | head -5; return
+	fi
+	if ! "$ORACLE" "${bo[@]}" "$in" "$WORK/$name.libbpf" > "$WORK/last.out" 2>&1; then
+		fail "dedup $name: libbpf failed"; sed 's/^/      /' "$WORK/last.out" | head -5; return
+	fi
+	if cmp -s "$WORK/$name.btfc" "$WORK/$name.libbpf"; then pass "dedup $name == libbpf"
+	else fail "dedup $name: output differs from libbpf's"; fi
+}
+
+# same_for_threads NAME IN [BASE]: -j2 and -j8 give the -j1 bytes
+same_for_threads() {
+	local name=$1 in=$2 base=${3:-} ba=() j ok=1
+	[ -n "$base" ] && ba=(--base "$base")
+	"$BTFC" dedup -j1 "${ba[@]}" "$in" -o "$WORK/$name.j1" || ok=0
+	for j in 2 8; do
+		"$BTFC" dedup -j$j "${ba[@]}" "$in" -o "$WORK/$name.j$j" && cmp -s "$WORK/$name.j1" "$WORK/$name.j$j" || ok=0
+	done
+	[ $ok = 1 ] && pass "dedup $name: same bytes for -j1/-j2/-j8" || fail "dedup $name: output depends on -j"
+}
+
+# 1. hand-built cases
+cases=$WORK/cases; mkdir -p "$cases"
+if BTFC_DEDUP_CASES=$cases "$UNIT" dedup > "$WORK/unit.out" 2>&1; then
+	n=0
+	for f in "$cases"/*.btf; do
+		case $f in *.base.btf) continue ;; esac
+		c=$(basename "$f" .btf); n=$((n+1))
+		case $c in
+		d12|d13)	# pure reference cycles: both must fail with ELOOP
+			check_fails "dedup $c: reference cycle rejected" "reference cycle" "$BTFC" dedup "$f" -o "$WORK/$c.out"
+			check_fails "dedup $c: libbpf agrees (ELOOP)" "symbolic links|ELOOP" "$ORACLE" "$f" "$WORK/$c.lb" ;;
+		*)
+			if [ -f "$cases/$c.base.btf" ]; then same_as_libbpf "case-$c" "$f" "$cases/$c.base.btf"
+			else same_as_libbpf "case-$c" "$f"; fi ;;
+		esac
+	done
+	[ $n -ge 15 ] && pass "dedup: $n hand-built cases written" || fail "dedup: only $n hand-built cases"
+else
+	fail "dedup: unit cases failed"; sed 's/^/      /' "$WORK/unit.out" | head
+fi
+
+# 2. CLI errors
+check_fails "dedup: missing input" "No such file|cannot" "$BTFC" dedup "$WORK/nonexistent" -o "$WORK/x.btf"
+check_fails "dedup: --flatten needs --base" "needs --base" "$BTFC" dedup --flatten "$cases/d1.btf" -o "$WORK/x.btf"
+[ ! -e "$WORK/x.btf" ] && pass "dedup: no output on failure" || fail "dedup: output left behind on failure"
+
+# 3. the kernel corpus
+C=$(BTFC_NO_FETCH=1 "$ROOT/scripts/corpus.sh" 2>/dev/null) || C=
+if [ -z "$C" ] || [ ! -f "$C/vmlinux.btf" ]; then
+	skip "dedup: kernel corpus not present"
+	exit 0
+fi
+V=$C/vmlinux.btf
+same_as_libbpf vmlinux "$V"
+"$BTFC" dedup --no-dedup "$V" "$V" "$V" "$V" -o "$WORK/x4.in"
+same_as_libbpf vmlinux-x4 "$WORK/x4.in"
+same_for_threads vmlinux-x4 "$WORK/x4.in"
+# x4 must collapse to vmlinux plus 3 extra copies of every VAR and DATASEC
+nv=$("$BTFC" dedup "$V" -o /dev/null --stats 2>&1 | sed -nE 's/^dedup: ([0-9]+) -> ([0-9]+).*/\2/p')
+n4=$("$BTFC" dedup "$WORK/x4.in" -o /dev/null --stats 2>&1 | sed -nE 's/^dedup: ([0-9]+) -> ([0-9]+).*/\2/p')
+nvd=$("$BTFC" dump "$V" 2>/dev/null | grep -cE "^\[[0-9]+\] (VAR|DATASEC) ")
+[ -n "$nv" ] && [ -n "$n4" ] && [ "$n4" -eq $((nv + 3 * nvd)) ] && pass "dedup vmlinux-x4: $n4 = $nv + 3 x $nvd VAR/DATASEC" \
+	|| fail "dedup vmlinux-x4: $n4 types, expected $nv + 3 x $nvd"
+
+find "$C/btf" -name '*.ko.btf' | sort > "$WORK/mods.txt"
+"$BTFC" dedup --no-dedup --flatten --base "$V" @"$WORK/mods.txt" -o "$WORK/allmods.in"
+same_as_libbpf all-modules "$WORK/allmods.in"
+same_for_threads all-modules "$WORK/allmods.in"
+
+n=0; bad=0
+for m in $(awk 'NR % 60 == 1' "$WORK/mods.txt"); do
+	b=$(basename "$m" .ko.btf); n=$((n+1))
+	"$BTFC" dedup --no-dedup --base "$V" "$m" "$m" -o "$WORK/mm.in"
+	"$BTFC" dedup -j1 --base "$V" "$WORK/mm.in" -o "$WORK/mm.btfc" || { bad=$((bad+1)); continue; }
+	"$ORACLE" -B "$V" "$WORK/mm.in" "$WORK/mm.lb" || { bad=$((bad+1)); continue; }
+	"$BTFC" dedup -j1 --base "$V" "$m" -o "$WORK/m.btfc"
+	cmp -s "$WORK/mm.btfc" "$WORK/mm.lb" || { bad=$((bad+1)); echo "      differs from libbpf: $b"; continue; }
+	# module+module dedups to module (modulo duplicated VAR/DATASEC)
+	if ! cmp -s "$WORK/mm.btfc" "$WORK/m.btfc" && \
+	   ! "$BTFC" dump "$WORK/m.btfc" --base "$V" 2>/dev/null | grep -qE '^\[[0-9]+\] (VAR|DATASEC) '; then
+		bad=$((bad+1)); echo "      module+module != module: $b"
+	fi
+done
+[ $bad -eq 0 ] && pass "dedup: $n sampled modules appended to themselves == libbpf, == module" \
+	|| fail "dedup: $bad of $n sampled modules differ"
+
+if [ "${BTFC_LONG:-}" = 1 ]; then
+	x8=("$V" "$V" "$V" "$V" "$V" "$V" "$V" "$V")
+	"$BTFC" dedup --no-dedup "${x8[@]}" -o "$WORK/x8.in"
+	same_as_libbpf vmlinux-x8 "$WORK/x8.in"
+	same_for_threads vmlinux-x8 "$WORK/x8.in"
+	check "dedup vmlinux-x8: graph == vmlinux (btfcanon, VAR/DATASEC aside)" \
+		python3 "$ROOT/../shared/tools/btfcanon.py" "$WORK/vmlinux-x8.btfc" "$V" --ignore-kinds VAR,DATASEC
+	check "dedup all-modules: graph == libbpf's (btfcanon)" \
+		python3 "$ROOT/../shared/tools/btfcanon.py" "$WORK/all-modules.btfc" "$WORK/all-modules.libbpf"
+fi

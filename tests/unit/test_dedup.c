@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * btf_dedup() on hand-built cases (doc 7.7).  Each case also writes its
+ * input (and base) as raw BTF into $BTFC_DEDUP_CASES when that is set, so
+ * tests/t_dedup.sh can run libbpf's btf__dedup on the very same inputs
+ * and compare the output bytes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/mem.h"
+#include "btf/btf.h"
+#include "btf/dedup.h"
+#include "test.h"
+
+static void save(const struct btf *btf, const char *name, const char *suffix)
+{
+	const char *dir = getenv("BTFC_DEDUP_CASES");
+	struct diag d = { 0 };
+	char path[4096];
+	void *blob;
+	size_t len;
+	FILE *f;
+
+	if (!dir || !*dir || btf_write(btf, &blob, &len, &d))
+		return;
+	snprintf(path, sizeof(path), "%s/%s%s", dir, name, suffix);
+	f = fopen(path, "wb");
+	if (f) {
+		fwrite(blob, 1, len, f);
+		fclose(f);
+	}
+	mem_free(blob);
+}
+
+/* Save the input of a case, then dedup it. */
+static int run(struct btf *btf, const char *name, const struct btf_dedup_opts *o)
+{
+	struct diag d = { 0 };
+
+	if (btf_base(btf))
+		save(btf_base(btf), name, ".base.btf");
+	save(btf, name, ".btf");
+	return btf_dedup(btf, o, &d);
+}
+
+static uint32_t own(const struct btf *btf)
+{
+	return btf_type_count(btf) - btf_start_id(btf);
+}
+
+static unsigned count_kind(const struct btf *btf, unsigned kind)
+{
+	uint32_t id;
+	unsigned n = 0;
+
+	for (id = btf_start_id(btf); id < btf_type_count(btf); id++)
+		n += btf_kind(btf_type_by_id(btf, id)) == kind;
+	return n;
+}
+
+static const struct btf_type *by_name(const struct btf *btf, const char *name, unsigned kind,
+				      int *id)
+{
+	int i = btf_find_by_name_kind(btf, name, kind);
+
+	if (id)
+		*id = i;
+	return i < 0 ? NULL : btf_type_by_id(btf, (uint32_t)i);
+}
+
+/* D1: the same int in two CUs */
+TEST(dedup_d1_int_twice)
+{
+	struct btf *b = btf_new(NULL);
+
+	REQUIRE(b);
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);
+	btf_add_ptr(b, 1);
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);
+	btf_add_ptr(b, 3);
+	btf_add_int(b, "unsigned int", 4, 0);
+	REQUIRE(run(b, "d1", NULL) == 0);
+	CHECK_EQ_U(own(b), 3);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_INT), 2);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_PTR), 1);
+	btf_free(b);
+}
+
+/* D2: struct S {struct A *a;} with A a FWD in CU1 and complete in CU2 */
+TEST(dedup_d2_fwd_resolved_in_graph)
+{
+	struct btf *b = btf_new(NULL);
+	const struct btf_type *s;
+	int sid, aid;
+
+	REQUIRE(b);
+	/* CU1: 1 int, 2 fwd A, 3 ptr->2, 4 struct S */
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);
+	btf_add_fwd(b, "A", BTF_KIND_STRUCT);
+	btf_add_ptr(b, 2);
+	btf_add_struct(b, "S", 8);
+	btf_add_member(b, "a", 3, 0, 0);
+	/* CU2: 5 int, 6 struct A, 7 ptr->6, 8 struct S */
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);
+	btf_add_struct(b, "A", 4);
+	btf_add_member(b, "x", 5, 0, 0);
+	btf_add_ptr(b, 6);
+	btf_add_struct(b, "S", 8);
+	btf_add_member(b, "a", 7, 0, 0);
+	REQUIRE(run(b, "d2", NULL) == 0);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_FWD), 0);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_STRUCT), 2);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_PTR), 1);
+	CHECK_EQ_U(own(b), 4);
+	s = by_name(b, "S", BTF_KIND_STRUCT, &sid);
+	by_name(b, "A", BTF_KIND_STRUCT, &aid);
+	REQUIRE(s && aid > 0);
+	/* S.a points at the complete A */
+	CHECK_EQ_U(btf_type_by_id(b, btf_members(s)[0].type)->type, (unsigned)aid);
+	btf_free(b);
+}
+
+/* D3: a FWD outside every compared graph, one struct of that name */
+TEST(dedup_d3_fwd_by_unique_name)
+{
+	struct btf *b = btf_new(NULL);
+	int aid;
+
+	REQUIRE(b);
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);
+	btf_add_fwd(b, "foo", BTF_KIND_STRUCT);
+	btf_add_ptr(b, 2);
+	btf_add_struct(b, "foo", 4);
+	btf_add_member(b, "x", 1, 0, 0);
+	REQUIRE(run(b, "d3", NULL) == 0);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_FWD), 0);
+	by_name(b, "foo", BTF_KIND_STRUCT, &aid);
+	REQUIRE(aid > 0);
+	CHECK_EQ_U(btf_type_by_id(b, 2)->type, (unsigned)aid);
+	btf_free(b);
+}
+
+/* D4: ambiguous name keeps the FWD; D5: union FWD vs struct keeps it */
+TEST(dedup_d4_d5_fwd_kept)
+{
+	struct btf *b = btf_new(NULL);
+
+	REQUIRE(b);
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);
+	btf_add_int(b, "long", 8, BTF_INT_SIGNED);
+	btf_add_fwd(b, "foo", BTF_KIND_STRUCT);
+	btf_add_struct(b, "foo", 4);
+	btf_add_member(b, "x", 1, 0, 0);
+	btf_add_struct(b, "foo", 8);
+	btf_add_member(b, "x", 2, 0, 0);
+	btf_add_fwd(b, "bar", BTF_KIND_UNION);
+	btf_add_struct(b, "bar", 4);
+	btf_add_member(b, "x", 1, 0, 0);
+	REQUIRE(run(b, "d4", NULL) == 0);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_FWD), 2);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_STRUCT), 3);
+	btf_free(b);
+}
+
+/* D6: forward ENUM then full ENUM64 of that name; D7: full ENUM and ENUM64 */
+TEST(dedup_d6_d7_enums)
+{
+	struct btf *b = btf_new(NULL);
+	int id;
+
+	REQUIRE(b);
+	btf_add_fwd(b, "e", BTF_KIND_ENUM);		/* 1 */
+	btf_add_ptr(b, 1);				/* 2 */
+	btf_add_enum64(b, "e", 8, false);		/* 3 */
+	btf_add_enum64_value(b, "E1", 1ull << 40);
+	btf_add_enum(b, "f", 4);			/* 4 */
+	btf_add_enum_value(b, "F1", 1);
+	btf_add_enum64(b, "f", 8, false);		/* 5 */
+	btf_add_enum64_value(b, "F1", 1);
+	REQUIRE(run(b, "d6", NULL) == 0);
+	CHECK(by_name(b, "e", BTF_KIND_ENUM, NULL) == NULL);
+	REQUIRE(by_name(b, "e", BTF_KIND_ENUM64, &id));
+	CHECK_EQ_U(btf_type_by_id(b, 1)->type, (unsigned)id);	/* the PTR is now id 1 */
+	CHECK(by_name(b, "f", BTF_KIND_ENUM, NULL) != NULL);
+	CHECK(by_name(b, "f", BTF_KIND_ENUM64, NULL) != NULL);
+	CHECK_EQ_U(own(b), 4);
+	btf_free(b);
+}
+
+/* D8: anonymous identical structs; D9: protos differing in param names */
+TEST(dedup_d8_d9_anon_and_protos)
+{
+	struct btf *b = btf_new(NULL);
+
+	REQUIRE(b);
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);
+	btf_add_struct(b, NULL, 4);
+	btf_add_member(b, "x", 1, 0, 0);
+	btf_add_struct(b, NULL, 4);
+	btf_add_member(b, "x", 1, 0, 0);
+	btf_add_func_proto(b, 1);
+	btf_add_param(b, "a", 1);
+	btf_add_func_proto(b, 1);
+	btf_add_param(b, "b", 1);
+	btf_add_func_proto(b, 1);
+	btf_add_param(b, "a", 1);
+	REQUIRE(run(b, "d8", NULL) == 0);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_STRUCT), 1);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_FUNC_PROTO), 2);
+	btf_free(b);
+}
+
+/*
+ * D10: a struct whose members use two identical duplicated arrays merges
+ * with the canonical one using one array; D11: arrays with different
+ * element types must not be taken as identical.
+ */
+static struct btf *arrays_case(bool same_elem)
+{
+	struct btf *b = btf_new(NULL);
+
+	if (!b)
+		return NULL;
+	/* canonical: 1 int, 2 long, 3 arr int[4], 4 struct S {arr a; arr b;} */
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);
+	btf_add_int(b, "long", 8, BTF_INT_SIGNED);
+	btf_add_array(b, 1, 1, 4);
+	btf_add_struct(b, "S", 32);
+	btf_add_member(b, "a", 3, 0, 0);
+	btf_add_member(b, "b", 3, 128, 0);
+	/* CU2: 5 int, 6 long, 7 arr int[4], 8 arr int/long[4], 9 struct S */
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);
+	btf_add_int(b, "long", 8, BTF_INT_SIGNED);
+	btf_add_array(b, 5, 5, 4);
+	btf_add_array(b, 5, same_elem ? 5 : 6, 4);
+	btf_add_struct(b, "S", 32);
+	btf_add_member(b, "a", 7, 0, 0);
+	btf_add_member(b, "b", 8, 128, 0);
+	return b;
+}
+
+TEST(dedup_d10_d11_identical_arrays)
+{
+	struct btf *b = arrays_case(true);
+
+	REQUIRE(b);
+	REQUIRE(run(b, "d10", NULL) == 0);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_STRUCT), 1);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_ARRAY), 1);
+	btf_free(b);
+	b = arrays_case(false);
+	REQUIRE(b);
+	REQUIRE(run(b, "d11", NULL) == 0);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_STRUCT), 2);
+	btf_free(b);
+}
+
+/* The 1.1 tolerance also covers identical duplicated nested structs. */
+TEST(dedup_identical_nested_structs)
+{
+	struct btf *b = btf_new(NULL);
+
+	REQUIRE(b);
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);	/* 1 */
+	btf_add_struct(b, NULL, 4);			/* 2 anon {int x} */
+	btf_add_member(b, "x", 1, 0, 0);
+	btf_add_struct(b, "S", 8);			/* 3 S {anon a; anon b;} */
+	btf_add_member(b, "a", 2, 0, 0);
+	btf_add_member(b, "b", 2, 32, 0);
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);	/* 4 */
+	btf_add_struct(b, NULL, 4);			/* 5 */
+	btf_add_member(b, "x", 4, 0, 0);
+	btf_add_struct(b, NULL, 4);			/* 6 duplicate of 5 */
+	btf_add_member(b, "x", 4, 0, 0);
+	btf_add_struct(b, "S", 8);			/* 7 */
+	btf_add_member(b, "a", 5, 0, 0);
+	btf_add_member(b, "b", 6, 32, 0);
+	REQUIRE(run(b, "identical_structs", NULL) == 0);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_STRUCT), 2);
+	btf_free(b);
+}
+
+/* D12: PTR -> CONST -> PTR; D13: typedef T -> PTR -> T (1.1: ELOOP, HEAD: ok) */
+TEST(dedup_d12_d13_reference_cycles)
+{
+	struct btf_dedup_opts head = { .compat = BTF_DEDUP_LIBBPF_HEAD };
+	struct btf *b = btf_new(NULL);
+
+	REQUIRE(b);
+	btf_add_ptr(b, 2);
+	btf_add_const(b, 1);
+	CHECK(run(b, "d12", NULL) == -ELOOP);
+	btf_free(b);
+
+	b = btf_new(NULL);
+	REQUIRE(b);
+	btf_add_typedef(b, "T", 2);
+	btf_add_ptr(b, 1);
+	btf_add_typedef(b, "T", 4);
+	btf_add_ptr(b, 3);
+	CHECK(run(b, "d13", NULL) == -ELOOP);
+	btf_free(b);
+
+	b = btf_new(NULL);
+	REQUIRE(b);
+	btf_add_typedef(b, "T", 2);
+	btf_add_ptr(b, 1);
+	btf_add_typedef(b, "T", 4);
+	btf_add_ptr(b, 3);
+	REQUIRE(btf_dedup(b, &head, NULL) == 0);
+	CHECK_EQ_U(own(b), 2);
+	btf_free(b);
+}
+
+/* D14: decl tags on two copies of a struct; D15: equal VARs stay */
+TEST(dedup_d14_d15_tags_and_vars)
+{
+	struct btf *b = btf_new(NULL);
+
+	REQUIRE(b);
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);	/* 1 */
+	btf_add_struct(b, "S", 4);			/* 2 */
+	btf_add_member(b, "x", 1, 0, 0);
+	btf_add_decl_tag(b, "tag", 2, 0);		/* 3 */
+	btf_add_var(b, "v", 1, 1);			/* 4 */
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);	/* 5 */
+	btf_add_struct(b, "S", 4);			/* 6 */
+	btf_add_member(b, "x", 5, 0, 0);
+	btf_add_decl_tag(b, "tag", 6, 0);		/* 7 */
+	btf_add_var(b, "v", 1, 5);			/* 8 */
+	REQUIRE(run(b, "d14", NULL) == 0);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_STRUCT), 1);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_DECL_TAG), 1);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_VAR), 2);
+	CHECK_EQ_U(own(b), 5);
+	btf_free(b);
+}
+
+/* D16: split copy of a base struct; D17: base FWD would have to change */
+TEST(dedup_d16_d17_split)
+{
+	struct btf *base = btf_new(NULL), *s;
+	int sid;
+
+	REQUIRE(base);
+	btf_add_int(base, "int", 4, BTF_INT_SIGNED);	/* 1 */
+	btf_add_struct(base, "S", 4);			/* 2 */
+	btf_add_member(base, "x", 1, 0, 0);
+	btf_add_fwd(base, "B", BTF_KIND_STRUCT);	/* 3 */
+	btf_add_ptr(base, 3);				/* 4 */
+	btf_add_struct(base, "U", 8);			/* 5 U {struct B *b} */
+	btf_add_member(base, "b", 4, 0, 0);
+	s = btf_new(base);
+	REQUIRE(s);
+	btf_add_int(s, "int", 4, BTF_INT_SIGNED);	/* 6 */
+	btf_add_struct(s, "S", 4);			/* 7 == base 2 */
+	btf_add_member(s, "x", 6, 0, 0);
+	btf_add_ptr(s, 7);				/* 8 */
+	btf_add_struct(s, "B", 4);			/* 9 */
+	btf_add_member(s, "y", 6, 0, 0);
+	btf_add_ptr(s, 9);				/* 10 */
+	btf_add_struct(s, "U", 8);			/* 11 U {struct B *b}, B complete */
+	btf_add_member(s, "b", 10, 0, 0);
+	btf_add_ptr(s, 3);				/* 12 ptr to base FWD B */
+	REQUIRE(run(s, "d16", NULL) == 0);
+	CHECK_EQ_U(count_kind(s, BTF_KIND_INT), 0);
+	CHECK(by_name(s, "S", BTF_KIND_STRUCT, &sid) != NULL);
+	CHECK_EQ_U(sid, 2);				/* found in the base */
+	/* the split U is kept (it would need the base FWD to become B) */
+	CHECK_EQ_U(count_kind(s, BTF_KIND_STRUCT), 2);
+	/* the pointer to the base FWD now points at the split B */
+	{
+		int bid, i, found = 0;
+
+		by_name(s, "B", BTF_KIND_STRUCT, &bid);
+		for (i = (int)btf_start_id(s); i < (int)btf_type_count(s); i++) {
+			const struct btf_type *t = btf_type_by_id(s, (uint32_t)i);
+
+			if (btf_kind(t) == BTF_KIND_PTR && t->type == (uint32_t)bid)
+				found++;
+			CHECK(!(btf_kind(t) == BTF_KIND_PTR && t->type == 3));
+		}
+		CHECK_EQ_U(found, 1);
+	}
+	btf_free(s);
+	btf_free(base);
+}
+
+/* D19: idempotence; determinism over thread counts */
+TEST(dedup_d19_idempotent_and_thread_independent)
+{
+	struct btf_dedup_opts o1 = { .nr_threads = 1 }, o4 = { .nr_threads = 4 };
+	struct btf *a = btf_new(NULL), *c = btf_new(NULL);
+	void *b1 = NULL, *b2 = NULL, *b3 = NULL;
+	size_t l1, l2, l3;
+	int i, j;
+
+	REQUIRE(a && c);
+	/* many small identical-shape CUs, built twice */
+	for (i = 0; i < 20000; i++) {
+		for (j = 0; j < 2; j++) {
+			struct btf *x = j ? c : a;
+			uint32_t base = btf_type_count(x);
+
+			btf_add_int(x, "int", 4, BTF_INT_SIGNED);
+			btf_add_fwd(x, "node", BTF_KIND_STRUCT);
+			btf_add_ptr(x, base + (i % 3 ? 3 : 1));
+			btf_add_struct(x, "node", 16);
+			btf_add_member(x, "next", base + 2, 0, 0);
+			btf_add_member(x, "v", base, 64, 0);
+			btf_add_func_proto(x, base);
+			btf_add_param(x, i % 5 ? "n" : "m", base + 2);
+			btf_add_array(x, base, base + 2, (uint32_t)(i % 7));
+		}
+	}
+	REQUIRE(btf_dedup(a, &o1, NULL) == 0);
+	REQUIRE(btf_dedup(c, &o4, NULL) == 0);
+	REQUIRE(btf_write(a, &b1, &l1, NULL) == 0);
+	REQUIRE(btf_write(c, &b2, &l2, NULL) == 0);
+	CHECK(l1 == l2 && !memcmp(b1, b2, l1));
+	REQUIRE(btf_dedup(a, &o4, NULL) == 0);
+	REQUIRE(btf_write(a, &b3, &l3, NULL) == 0);
+	CHECK(l1 == l3 && !memcmp(b1, b3, l1));
+	CHECK(own(a) < 40);
+	mem_free(b1);
+	mem_free(b2);
+	mem_free(b3);
+	btf_free(a);
+	btf_free(c);
+}
+
+/* D22: keep_strings leaves unused strings; D23: duplicated strings */
+TEST(dedup_d22_d23_strings)
+{
+	struct btf_dedup_opts keep = { .keep_strings = true };
+	struct btf *b = btf_new(NULL);
+	struct btf_type t = { 0 };
+	uint32_t rec[4];
+	int64_t unused;
+
+	REQUIRE(b);
+	unused = btf_add_str(b, "never_used");
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);
+	REQUIRE(btf_dedup(b, &keep, NULL) == 0);
+	CHECK(unused > 0 && btf_find_str(b, "never_used") == unused);
+	REQUIRE(btf_dedup(b, NULL, NULL) == 0);
+	CHECK(btf_find_str(b, "never_used") < 0);
+	CHECK_EQ_U(btf_strs_len(b), 1 + 4);
+	btf_free(b);
+
+	/* a raw section with "x" twice: both references end up on one copy */
+	b = btf_new(NULL);
+	REQUIRE(b);
+	btf_add_str(b, "x");				/* offset 1 */
+	/* append a second "x" at offset 3 by hand */
+	REQUIRE(!mem_grow((void **)&b->strs.data, &b->strs.cap, 1, b->strs.len + 2));
+	memcpy(b->strs.data + b->strs.len, "x", 2);
+	b->strs.len += 2;
+	t.info = BTF_INFO_ENC(BTF_KIND_INT, 0, 0);
+	t.size = 4;
+	memcpy(rec, &t, sizeof(t));
+	rec[3] = 32;
+	((struct btf_type *)rec)->name_off = 3;
+	btf_add_raw(b, (struct btf_type *)rec, sizeof(rec));
+	((struct btf_type *)rec)->name_off = 1;
+	rec[3] = 16;
+	btf_add_raw(b, (struct btf_type *)rec, sizeof(rec));
+	rec[3] = 32;				/* equal to the first once strings are unique */
+	btf_add_raw(b, (struct btf_type *)rec, sizeof(rec));
+	REQUIRE(run(b, "d23", NULL) == 0);
+	CHECK_EQ_U(btf_strs_len(b), 3);
+	CHECK_EQ_U(own(b), 2);
+	CHECK_EQ_U(btf_type_by_id(b, 1)->name_off, 1);
+	CHECK_EQ_U(btf_type_by_id(b, 2)->name_off, 1);
+	btf_free(b);
+}
+
+/* Ties: a FWD-only graph compatible with two canonical structs. */
+TEST(dedup_tie_between_two_canonicals)
+{
+	struct btf *b = btf_new(NULL);
+
+	REQUIRE(b);
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);	/* 1 */
+	btf_add_int(b, "long", 8, BTF_INT_SIGNED);	/* 2 */
+	btf_add_struct(b, "A", 4);			/* 3 A{int} */
+	btf_add_member(b, "x", 1, 0, 0);
+	btf_add_ptr(b, 3);				/* 4 */
+	btf_add_struct(b, "S", 8);			/* 5 S{A *p} */
+	btf_add_member(b, "p", 4, 0, 0);
+	btf_add_struct(b, "A", 4);			/* 6 A{long} (differs) */
+	btf_add_member(b, "x", 2, 0, 0);
+	btf_add_ptr(b, 6);				/* 7 */
+	btf_add_struct(b, "S", 8);			/* 8 S{A' *p} */
+	btf_add_member(b, "p", 7, 0, 0);
+	btf_add_fwd(b, "A", BTF_KIND_STRUCT);		/* 9 */
+	btf_add_ptr(b, 9);				/* 10 */
+	btf_add_struct(b, "S", 8);			/* 11 S{fwd A *p}: equal to 5 and 8 */
+	btf_add_member(b, "p", 10, 0, 0);
+	REQUIRE(run(b, "tie", NULL) == 0);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_STRUCT), 4);
+	btf_free(b);
+}
+
+/*
+ * Ties in bulk: n different complete "A"s, each with its own S{A *p}, then
+ * S{fwd A *p} copies that are equivalent to every S.  Which canonical S
+ * wins is decided by libbpf's hash-map order; t_dedup.sh compares the
+ * bytes with libbpf for several n (the growth parity changes with n).
+ */
+static struct btf *many_ties(unsigned n)
+{
+	struct btf *b = btf_new(NULL);
+	unsigned i;
+	char name[32];
+
+	if (!b)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		uint32_t base = btf_type_count(b);
+
+		snprintf(name, sizeof(name), "int%u", i);
+		btf_add_int(b, name, 4, BTF_INT_SIGNED);	/* base */
+		btf_add_struct(b, "A", 4);			/* base+1 */
+		btf_add_member(b, "x", base, 0, 0);
+		btf_add_ptr(b, base + 1);			/* base+2 */
+		btf_add_struct(b, "S", 8);			/* base+3 */
+		btf_add_member(b, "p", base + 2, 0, 0);
+		if (i % 3 == 2) {				/* a forward-only copy */
+			base = btf_type_count(b);
+			btf_add_fwd(b, "A", BTF_KIND_STRUCT);
+			btf_add_ptr(b, base);
+			btf_add_struct(b, "S", 8);
+			btf_add_member(b, "p", base + 1, 0, 0);
+			btf_add_ptr(b, base + 2);
+		}
+	}
+	return b;
+}
+
+TEST(dedup_many_ties)
+{
+	static const unsigned ns[] = { 2, 3, 5, 8, 13, 21, 40 };
+	char name[32];
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(ns); k++) {
+		struct btf *b = many_ties(ns[k]);
+
+		REQUIRE(b);
+		snprintf(name, sizeof(name), "ties%u", ns[k]);
+		REQUIRE(run(b, name, NULL) == 0);
+		CHECK_EQ_U(count_kind(b, BTF_KIND_FWD), 0);
+		CHECK_EQ_U(count_kind(b, BTF_KIND_STRUCT), 2 * ns[k]);
+		btf_free(b);
+	}
+}
+
+/* Bad input through the API: a dangling id and an unknown kind fail cleanly. */
+TEST(dedup_rejects_bad_records)
+{
+	struct btf *b = btf_new(NULL);
+	struct btf_type t = { .info = BTF_INFO_ENC(BTF_KIND_PTR, 0, 0), .type = 999 };
+	struct diag d = { 0 };
+
+	REQUIRE(b);
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);
+	REQUIRE(btf_add_raw(b, &t, sizeof(t)) > 0);
+	CHECK(btf_dedup(b, NULL, &d) == -EINVAL);
+	CHECK(strstr(d.msg, "invalid id 999") != NULL);
+	btf_free(b);
+
+	b = btf_new(NULL);
+	REQUIRE(b);
+	t.info = BTF_INFO_ENC(25, 0, 0);
+	t.type = 0;
+	REQUIRE(btf_add_raw(b, &t, sizeof(t)) > 0);
+	diag_clear(&d);
+	CHECK(btf_dedup(b, NULL, &d) == -EINVAL);
+	btf_free(b);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* layout/ internals shared by layout.c, reorg.c and emit.c. */
+#ifndef BTFC_LAYOUT_INTERNAL_H
+#define BTFC_LAYOUT_INTERNAL_H
+
+#include "layout/layout.h"
+
+/* pahole's struct class_member, with its field widths. */
+struct lmember {
+	const char *name;
+	uint32_t type;
+	uint32_t bit_offset, bit_size, byte_offset;
+	uint64_t byte_size;
+	int8_t bitfield_offset;
+	uint8_t bitfield_size;
+	uint8_t bit_hole;
+	int32_t hole;
+	uint32_t alignment;
+	uint32_t idx;		/* index in the BTF record (kept by -R copies) */
+};
+
+/* pahole's struct class (or struct type, for unions). */
+struct lclass {
+	uint32_t id;
+	const struct btf_type *t;
+	uint32_t nr;
+	bool is_struct;
+	bool holes_searched, packed_inferred, is_packed;
+	uint16_t nr_holes, nr_bit_holes, pre_hole, padding;
+	uint8_t pre_bit_hole, bit_padding;
+	uint32_t alignment;
+	struct layout_member *pub;	/* layout_members() view */
+	struct lmember m[];
+};
+
+struct lseen {
+	uint32_t *slots;	/* type ids, 0 = empty */
+	size_t nslots, count;
+};
+
+struct layout {
+	const struct btf *btf;
+	struct layout_opts o;
+	uint32_t ntypes;
+	uint32_t cacheline_size, addr_size;
+	struct lclass **cls;	/* by id, lazily built */
+	uint32_t *natal;	/* cached natural alignment by id (0 = not yet) */
+	struct lseen seen;	/* print_classes dedup */
+	int depth;		/* recursion guard for hostile type graphs */
+};
+
+static inline uint32_t class_size_of(const struct lclass *c)
+{
+	return btf_kind(c->t) == BTF_KIND_FWD ? 0 : c->t->size;
+}
+
+const struct btf_type *ptag(const struct layout *l, uint32_t id);
+bool pt_is_struct(const struct btf_type *t);
+bool pt_is_union(const struct btf_type *t);
+uint32_t pt_type(const struct btf_type *t);
+const char *pt_name(const struct layout *l, const struct btf_type *t);
+uint64_t pt_size(const struct layout *l, const struct btf_type *t);
+struct lclass *layout_class(struct layout *l, uint32_t id);
+void class_find_holes(struct lclass *c);
+bool class_infer_packed(struct layout *l, struct lclass *c);
+int layout_print_class(struct layout *l, struct lclass *c, struct lbuf *out);
+
+#endif

@@ -77,7 +77,7 @@ $(O)/btf-mutate: $(O)/tests/tools/btf_mutate.o $(O)/libbtfc.a
 $(O)/btf-load: $(O)/tests/tools/btf_load.o $(O)/libbtfc.a
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-test: $(O)/btfc $(O)/unit-tests $(O)/btf-mutate $(O)/btf-load
+test: $(O)/btfc $(O)/unit-tests $(O)/btf-mutate $(O)/btf-load $(O)/libbpf-oracle
 	BTFC=$(O)/btfc UNIT=$(O)/unit-tests O=$(O) tests/run.sh
 
 check-kernel: $(O)/btfc

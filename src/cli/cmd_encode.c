@@ -275,7 +275,7 @@ int cmd_encode(int argc, char **argv)
 			if (!strcmp(optarg, "1.24"))
 				o.compat = ENC_COMPAT_124;
 			else if (!strcmp(optarg, "modern"))
-				o.compat = ENC_MODERN;
+				o.compat = ENC_MODERN, o.consistent_func = true;
 			else
 				return cli_fail("encode: --compat takes 1.24 or modern, not '%s'", optarg);
 			break;

@@ -189,6 +189,14 @@ int dw_expr_classify(const uint8_t *p, size_t len, uint8_t addr_size, struct dw_
 int dw_loc_classify(const struct dw_file *f, const struct dw_die *die, uint64_t entry_pc,
 		    struct dw_loc *out, struct diag *d);
 
+/*
+ * Registers a parameter's location uses anywhere in its range (every entry
+ * of a location list, entry values included): *uses_expected when one is
+ * register `expected`, *uses_other when one is another register.
+ */
+int dw_loc_reg_usage(const struct dw_file *f, const struct dw_die *die, unsigned expected,
+		     bool *uses_expected, bool *uses_other, struct diag *d);
+
 const char *dw_tag_name(unsigned v);
 const char *dw_at_name(unsigned v);
 const char *dw_form_name(unsigned v);

@@ -65,8 +65,12 @@ int dw_expr_classify(const uint8_t *p, size_t len, uint8_t addr_size, struct dw_
 	return 0;
 }
 
+/* Per-entry callback for the list walkers: return non-zero to stop. */
+typedef int (*loc_visit_fn)(void *ctx, const struct dw_loc *l);
+
 static int loclist5(const struct dw_file *f, const struct dw_unit *u, uint64_t off,
-		    uint64_t entry_pc, struct dw_loc *out, struct diag *d)
+		    uint64_t entry_pc, struct dw_loc *out, struct diag *d, loc_visit_fn visit,
+		    void *vctx)
 {
 	const uint8_t *p, *end = f->s.loclists.p + f->s.loclists.len;
 	uint64_t base = u->low_pc;
@@ -143,6 +147,8 @@ static int loclist5(const struct dw_file *f, const struct dw_unit *u, uint64_t o
 		dw_expr_classify(p, (size_t)elen, u->addr_size, &l);
 		p += elen;
 		l.is_list = true;
+		if (visit && visit(vctx, &l))
+			return 0;
 		if (!have_first) {
 			first = l;
 			have_first = true;
@@ -164,7 +170,8 @@ trunc:
 }
 
 static int loclist4(const struct dw_file *f, const struct dw_unit *u, uint64_t off,
-		    uint64_t entry_pc, struct dw_loc *out, struct diag *d)
+		    uint64_t entry_pc, struct dw_loc *out, struct diag *d, loc_visit_fn visit,
+		    void *vctx)
 {
 	const uint8_t *p, *end = f->s.loc.p + f->s.loc.len;
 	unsigned as = u->addr_size;
@@ -200,6 +207,8 @@ static int loclist4(const struct dw_file *f, const struct dw_unit *u, uint64_t o
 		dw_expr_classify(p, (size_t)elen, (uint8_t)as, &l);
 		p += elen;
 		l.is_list = true;
+		if (visit && visit(vctx, &l))
+			return 0;
 		if (!have_first) {
 			first = l;
 			have_first = true;
@@ -238,11 +247,56 @@ int dw_loc_classify(const struct dw_file *f, const struct dw_die *die, uint64_t 
 			(unsigned long long)DW_REF_OFF(die->off)) : 0;
 	if (a->cls == DW_CL_SECOFF || a->cls == DW_CL_LISTX) {
 		if (u->version >= 5)
-			return loclist5(f, u, a->u, entry_pc, out, d);
-		return loclist4(f, u, a->u, entry_pc, out, d);
+			return loclist5(f, u, a->u, entry_pc, out, d, NULL, NULL);
+		return loclist4(f, u, a->u, entry_pc, out, d, NULL, NULL);
 	}
 	if (a->cls == DW_CL_CONST && u->version < 4)	/* DWARF 2/3 loclistptr as data4/8 */
-		return loclist4(f, u, a->u, entry_pc, out, d);
+		return loclist4(f, u, a->u, entry_pc, out, d, NULL, NULL);
 	out->kind = DW_LOC_OTHER;
+	return 0;
+}
+
+struct reg_usage {
+	unsigned expected;
+	bool *exp, *other;
+};
+
+static int note_reg(void *ctx, const struct dw_loc *l)
+{
+	struct reg_usage *r = ctx;
+
+	if (l->kind == DW_LOC_REG || l->kind == DW_LOC_ENTRY_VALUE) {
+		if (l->reg == r->expected)
+			*r->exp = true;
+		else
+			*r->other = true;
+	}
+	return 0;
+}
+
+int dw_loc_reg_usage(const struct dw_file *f, const struct dw_die *die, unsigned expected,
+		     bool *uses_expected, bool *uses_other, struct diag *d)
+{
+	const struct dw_attr *a = dw_attr(die, DW_AT_location);
+	const struct dw_unit *u = die->unit;
+	struct reg_usage r = { expected, uses_expected, uses_other };
+	struct dw_loc l;
+
+	*uses_expected = *uses_other = false;
+	if (!a)
+		return 0;
+	if (die->off & DW_REF_ALT)
+		f = f->alt;
+	if (a->cls == DW_CL_BLOCK) {
+		if (dw_expr_classify(a->blk, a->len, u->addr_size, &l))
+			return 0;
+		note_reg(&r, &l);
+		return 0;
+	}
+	if (a->cls == DW_CL_SECOFF || a->cls == DW_CL_LISTX)
+		return u->version >= 5 ? loclist5(f, u, a->u, 0, &l, d, note_reg, &r)
+				       : loclist4(f, u, a->u, 0, &l, d, note_reg, &r);
+	if (a->cls == DW_CL_CONST && u->version < 4)
+		return loclist4(f, u, a->u, 0, &l, d, note_reg, &r);
 	return 0;
 }

@@ -62,6 +62,7 @@ struct ir_child {
 	uint32_t bit_size;
 	int64_t value;		/* enumerator value, or array dimension */
 	uint32_t ref_id;
+	uint64_t die;		/* parameters: their DIE, for location checks */
 };
 
 struct ir_func {
@@ -70,7 +71,7 @@ struct ir_func {
 	uint32_t first, n;	/* params in children */
 	uint32_t ret_id;
 	uint32_t nparams;	/* formal parameters seen so far */
-	bool declaration, external, named_params, vararg, keep;
+	bool declaration, external, named_params, vararg, keep, suffix_only;
 };
 
 struct ir_var {
@@ -112,7 +113,7 @@ static void scache_free(struct str_cache *c)
 }
 
 struct enc_worker {
-	struct dw_die die;
+	struct dw_die die, die2;
 	struct refmap map;
 	struct ir_type *types;
 	size_t ntypes, types_cap;
@@ -520,6 +521,7 @@ static int add_param(struct enc_worker *w, uint32_t parent, const struct dw_die 
 	if (!c)
 		return -ENOMEM;
 	if (die->tag == DW_TAG_formal_parameter) {
+		c->die = die->off;
 		c->name = dw_name(die);
 		c->ref = dw_ref(w->ctx->in->dw, die, DW_AT_type);
 		if (func && !c->name)
@@ -1299,6 +1301,9 @@ static int emit_decl_tag(struct enc_worker *w, const char *value, uint32_t targe
 	return 0;
 }
 
+static int check_param_locations(struct enc_worker *w, const struct ir_func *f,
+				 struct frag_func *ff);
+
 static int emit_func(struct enc_worker *w, const struct ir_func *f)
 {
 	const struct ir_child *k = w->kids_sorted + f->first;
@@ -1336,32 +1341,120 @@ static int emit_func(struct enc_worker *w, const struct ir_func *f)
 	if (VEC_RESERVE(fr->funcs, fr->funcs_cap, fr->nfuncs + 1))
 		return -ENOMEM;
 	ff = &fr->funcs[fr->nfuncs++];
+	memset(ff, 0, sizeof(*ff));
 	ff->name = f->name;
 	ff->first = proto;
 	ff->last = (uint32_t)fr->nrecs;	/* FUNC_PROTO, FUNC, then its decl tags */
+	ff->suffix_only = f->suffix_only;
+	if (w->ctx->o->compat == ENC_MODERN && w->ctx->syms->nparam_regs)
+		return check_param_locations(w, f, ff);
 	return 0;
 }
 
-/* Function candidates (pahole 1.24 rules; the name check is done at merge). */
+/*
+ * Function candidates.  pahole 1.24: a definition with every parameter
+ * named whose name is an ELF function symbol; "first one wins" is applied
+ * at merge.  Modern (pahole 1.31): the symbol table is keyed by the name
+ * before the first '.', so foo also matches foo.isra.0.
+ */
 static void select_funcs(struct enc_worker *w)
 {
 	const struct enc_syms *sy = w->ctx->syms;
+	bool modern = w->ctx->o->compat == ENC_MODERN;
 	size_t i;
 
 	for (i = 0; i < w->nfuncs; i++) {
 		struct ir_func *f = &w->funcs[i];
+		size_t len;
 
-		f->keep = false;
+		f->keep = f->suffix_only = false;
 		if (f->declaration || !f->name || !f->named_params)
 			continue;
+		len = strlen(f->name);
 		if (sy->have_funcs) {
-			if (strset_find(&sy->funcs, f->name, strlen(f->name)) < 0)
-				continue;
+			if (strset_find(&sy->funcs, f->name, len) < 0) {
+				if (!modern || strset_find(&sy->funcs_prefix, f->name, len) < 0)
+					continue;
+				f->suffix_only = true;
+			}
 		} else if (!f->external) {
 			continue;
 		}
 		f->keep = true;
 	}
+}
+
+/* Does the type at local id look like a by-value aggregate we cannot place? */
+static bool uncertain_aggregate(struct enc_worker *w, uint32_t id)
+{
+	int guard;
+
+	for (guard = 0; id && id <= w->ntypes && guard < 32; guard++) {
+		const struct ir_type *t = &w->types[id - 1];
+
+		switch (t->kind) {
+		case IR_CONST: case IR_VOLATILE: case IR_TYPEDEF:
+			id = t->ref_id;
+			continue;
+		case IR_STRUCT: case IR_UNION: {
+			struct dw_die *die = &w->die2;
+			uint64_t al;
+			struct diag d;
+
+			diag_clear(&d);
+			if (dw_die_at(w->ctx->in->dw, t->die, die, &d))
+				return false;
+			/* packed or over-aligned: callers and callee may disagree on the stack slot */
+			if (dw_udata(die, DW_AT_alignment, &al))
+				return true;
+			return t->size % (t->size >= 8 ? 8 : t->size ? t->size : 1) != 0;
+		}
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
+/*
+ * Modern policy, per instance: a parameter living in a register other
+ * than the one the calling convention assigns it, or a packed/aligned
+ * struct passed on the stack (pahole 1.31's "unexpected register" and
+ * "uncertain parameter location").
+ */
+static int check_param_locations(struct enc_worker *w, const struct ir_func *f,
+				 struct frag_func *ff)
+{
+	const struct enc_syms *sy = w->ctx->syms;
+	const struct ir_child *k = w->kids_sorted + f->first;
+	uint32_t i, idx = 0;
+
+	for (i = 0; i < f->n; i++) {
+		bool exp, other;
+		struct diag d;
+
+		if (k[i].kind != CH_PARAM)
+			continue;
+		idx++;
+		if (idx > sy->nparam_regs) {
+			if (!ff->uncertain_loc && uncertain_aggregate(w, k[i].ref_id)) {
+				ff->uncertain_loc = true;
+				ff->bad_param = idx;
+			}
+			continue;
+		}
+		diag_clear(&d);
+		if (dw_die_at(w->ctx->in->dw, k[i].die, &w->die2, &d))
+			continue;
+		if (dw_loc_reg_usage(w->ctx->in->dw, &w->die2, sy->param_regs[idx - 1], &exp, &other,
+				     &d))
+			continue;
+		if (other && !exp && !ff->unexpected_reg) {
+			ff->unexpected_reg = true;
+			ff->bad_param = idx;
+		}
+	}
+	return 0;
 }
 
 static const struct percpu_sym *percpu_find(const struct enc_syms *sy, uint64_t addr)

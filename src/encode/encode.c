@@ -4,6 +4,7 @@
  * unit order with the function and variable policy, DATASEC, dedup.
  */
 #include <elf.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -47,13 +48,62 @@ static int cmp_percpu(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
+/* Calling-convention registers of the first parameters, as DWARF numbers. */
+static void param_regs(struct enc_syms *sy, uint16_t machine)
+{
+	static const uint8_t x86_64[] = { 5, 4, 1, 2, 8, 9 };		/* rdi rsi rdx rcx r8 r9 */
+	static const uint8_t a64[] = { 0, 1, 2, 3, 4, 5, 6, 7 };	/* x0-x7 */
+	static const uint8_t riscv[] = { 10, 11, 12, 13, 14, 15, 16, 17 };	/* a0-a7 */
+	static const uint8_t s390[] = { 2, 3, 4, 5, 6 };		/* r2-r6 */
+	static const uint8_t ppc[] = { 3, 4, 5, 6, 7, 8, 9, 10 };	/* r3-r10 */
+	static const uint8_t larch[] = { 4, 5, 6, 7, 8, 9, 10, 11 };	/* a0-a7 */
+
+	switch (machine) {
+	case EM_X86_64: sy->param_regs = x86_64; sy->nparam_regs = 6; break;
+	case EM_AARCH64: sy->param_regs = a64; sy->nparam_regs = 8; break;
+	case EM_RISCV: sy->param_regs = riscv; sy->nparam_regs = 8; break;
+	case EM_S390: sy->param_regs = s390; sy->nparam_regs = 5; break;
+	case EM_PPC64: sy->param_regs = ppc; sy->nparam_regs = 8; break;
+	case EM_LOONGARCH: sy->param_regs = larch; sy->nparam_regs = 8; break;
+	default: sy->param_regs = NULL; sy->nparam_regs = 0;
+	}
+}
+
+struct faddr {
+	const char *name;
+	size_t len;
+	uint64_t addr;
+};
+
+static int cmp_faddr(const void *a, const void *b)
+{
+	const struct faddr *x = a, *y = b;
+	size_t n = MIN(x->len, y->len);
+	int c = memcmp(x->name, y->name, n);
+
+	if (c)
+		return c;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* .cold and .part pieces are not functions of their own (pahole 1.31). */
+static bool non_fn_suffix(const char *dot)
+{
+	return dot && (strstr(dot, ".cold") || strstr(dot, ".part"));
+}
+
 static int syms_load(struct enc_syms *sy, struct belf *e, struct diag *d)
 {
-	size_t i, n, pidx = belf_find(e, PERCPU_SECTION), cap = 0;
+	size_t i, n, pidx = belf_find(e, PERCPU_SECTION), cap = 0, nfa = 0, facap = 0;
+	struct faddr *fa = NULL;
 	int err;
 
 	memset(sy, 0, sizeof(*sy));
-	if ((err = strset_init(&sy->funcs, false)))
+	param_regs(sy, belf_machine(e));
+	if ((err = strset_init(&sy->funcs, false)) || strset_init(&sy->funcs_prefix, false) ||
+	    strset_init(&sy->ambiguous, false))
 		return diag_err(d, ENOMEM, "out of memory");
 	if ((err = belf_load_syms(e, d)))
 		return err;
@@ -67,8 +117,21 @@ static int syms_load(struct enc_syms *sy, struct belf *e, struct diag *d)
 		const struct belf_sym *s = belf_sym(e, i);
 
 		if (s->type == STT_FUNC && s->name[0]) {
-			if (strset_add(&sy->funcs, s->name, strlen(s->name)) < 0)
+			const char *dot = strchr(s->name, '.');
+			size_t plen = dot ? (size_t)(dot - s->name) : strlen(s->name);
+
+			if (strset_add(&sy->funcs, s->name, strlen(s->name)) < 0 ||
+			    strset_add(&sy->funcs_prefix, s->name, plen) < 0 ||
+			    (!non_fn_suffix(dot) && VEC_RESERVE(fa, facap, nfa + 1))) {
+				mem_free(fa);
 				return diag_err(d, ENOMEM, "out of memory");
+			}
+			if (!non_fn_suffix(dot)) {
+				fa[nfa].name = s->name;
+				fa[nfa].len = plen;
+				fa[nfa].addr = s->value;
+				nfa++;
+			}
 			sy->have_funcs = true;
 		} else if (pidx && s->type == STT_OBJECT && s->shndx == pidx && s->size) {
 			if (VEC_RESERVE(sy->percpu, cap, sy->npercpu + 1))
@@ -81,12 +144,25 @@ static int syms_load(struct enc_syms *sy, struct belf *e, struct diag *d)
 	}
 	if (sy->npercpu)
 		qsort(sy->percpu, sy->npercpu, sizeof(*sy->percpu), cmp_percpu);
+	/* Names whose (non-.cold/.part) symbols sit at several addresses. */
+	if (nfa)
+		qsort(fa, nfa, sizeof(*fa), cmp_faddr);
+	for (i = 1; i < nfa; i++)
+		if (fa[i].len == fa[i - 1].len && !memcmp(fa[i].name, fa[i - 1].name, fa[i].len) &&
+		    fa[i].addr != fa[i - 1].addr &&
+		    strset_add(&sy->ambiguous, fa[i].name, fa[i].len) < 0) {
+			mem_free(fa);
+			return diag_err(d, ENOMEM, "out of memory");
+		}
+	mem_free(fa);
 	return 0;
 }
 
 static void syms_free(struct enc_syms *sy)
 {
 	strset_free(&sy->funcs);
+	strset_free(&sy->funcs_prefix);
+	strset_free(&sy->ambiguous);
 	mem_free(sy->percpu);
 }
 
@@ -108,8 +184,24 @@ struct run {
 	uint32_t first_int;		/* out id of the first unit's "int", 0 if none yet */
 	struct secinfo *si;
 	size_t nsi, si_cap;
+	/* modern policy: every instance of a function, judged after all units */
+	struct strset fnames;
+	struct fstate *fs;
+	size_t nfs, fs_cap;
+	uint32_t *fidx;			/* fnames offset -> fs index */
+	size_t fidx_cap;
 	struct diag *d;
 	int err;
+};
+
+/* One function name under the modern policy (pahole 1.31's saved function). */
+struct fstate {
+	const char *name;
+	uint32_t *recs;		/* FUNC_PROTO then decl tags, ids already out's; FUNC made at the end */
+	size_t nwords, proto_words;
+	bool unexpected_reg, inconsistent, uncertain, suffix_only;
+	unsigned bad_param;
+	char why[96];		/* first prototype mismatch */
 };
 
 struct secinfo {
@@ -134,6 +226,17 @@ static int convert_one(void *p, unsigned worker, size_t i)
  * may refer forward inside the range); references before the range were
  * mapped by earlier calls.  Strings already are out's.
  */
+/* Rewrite a copied record's type ids through the unit's id map. */
+static void remap_ids(struct run *r, struct btf_type *t)
+{
+	struct btf_field_iter it;
+	uint32_t *fld;
+
+	btf_field_iter_init(&it, t, BTF_FIELD_IDS);
+	while ((fld = btf_field_iter_next(&it)))
+		*fld = r->idmap[*fld];
+}
+
 static int merge_range(struct run *r, const struct cu_frag *f, uint32_t first, uint32_t last)
 {
 	uint32_t id, next = btf_type_count(r->out);
@@ -155,6 +258,162 @@ static int merge_range(struct run *r, const struct cu_frag *f, uint32_t first, u
 		btf_field_iter_init(&it, t, BTF_FIELD_IDS);
 		while ((fld = btf_field_iter_next(&it)))
 			*fld = r->idmap[*fld];
+	}
+	return 0;
+}
+
+/* pahole's types__match(): loose comparison of two types of out. */
+static bool types_match(const struct btf *b, uint32_t id1, uint32_t id2, int depth)
+{
+	while (depth-- > 0) {
+		const struct btf_type *t1, *t2;
+		unsigned k1, k2;
+
+		if (id1 == id2)
+			return true;
+		if (!id1 || !id2)
+			return false;
+		t1 = btf_type_by_id(b, id1);
+		t2 = btf_type_by_id(b, id2);
+		k1 = btf_kind(t1) == BTF_KIND_FWD ? (btf_kflag(t1) ? BTF_KIND_UNION : BTF_KIND_STRUCT)
+						 : btf_kind(t1);
+		k2 = btf_kind(t2) == BTF_KIND_FWD ? (btf_kflag(t2) ? BTF_KIND_UNION : BTF_KIND_STRUCT)
+						 : btf_kind(t2);
+		if (k1 != k2) {
+			/* const-insensitive */
+			if (k1 == BTF_KIND_CONST) {
+				id1 = t1->type;
+				continue;
+			}
+			if (k2 == BTF_KIND_CONST) {
+				id2 = t2->type;
+				continue;
+			}
+			return false;
+		}
+		switch (k1) {
+		case BTF_KIND_INT:
+			return t1->size == t2->size && btf_int_word(t1) == btf_int_word(t2) &&
+			       t1->name_off == t2->name_off;
+		case BTF_KIND_FLOAT:
+			return t1->size == t2->size && t1->name_off == t2->name_off;
+		case BTF_KIND_TYPEDEF: case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
+			return t1->name_off == t2->name_off;	/* strings are unique in out */
+		case BTF_KIND_PTR: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+		case BTF_KIND_RESTRICT: case BTF_KIND_TYPE_TAG:
+			id1 = t1->type;
+			id2 = t2->type;
+			break;
+		case BTF_KIND_ARRAY:
+			if (btf_array(t1)->nelems != btf_array(t2)->nelems)
+				return false;
+			id1 = btf_array(t1)->type;
+			id2 = btf_array(t2)->type;
+			break;
+		case BTF_KIND_FUNC_PROTO: {
+			const struct btf_param *p1 = btf_params(t1), *p2 = btf_params(t2);
+			unsigned i;
+
+			if (btf_vlen(t1) != btf_vlen(t2) || !types_match(b, t1->type, t2->type, depth))
+				return false;
+			for (i = 0; i < btf_vlen(t1); i++)
+				if (!types_match(b, p1[i].type, p2[i].type, depth))
+					return false;
+			return true;
+		}
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
+/* pahole's funcs__match(): param count, return type, each param type. */
+static bool protos_match(const struct btf *b, const struct btf_type *p1, const struct btf_type *p2,
+			 char *why, size_t why_len)
+{
+	const struct btf_param *a = btf_params(p1), *c = btf_params(p2);
+	unsigned i;
+
+	if (btf_vlen(p1) != btf_vlen(p2)) {
+		snprintf(why, why_len, "param count mismatch; %u params != %u params", btf_vlen(p1),
+			 btf_vlen(p2));
+		return false;
+	}
+	if (!types_match(b, p1->type, p2->type, 64)) {
+		snprintf(why, why_len, "return type mismatch");
+		return false;
+	}
+	for (i = 0; i < btf_vlen(p1); i++)
+		if (!types_match(b, a[i].type, c[i].type, 64)) {
+			snprintf(why, why_len, "param type mismatch for param#%u %s != %s", i + 1,
+				 btf_name(b, a[i].name_off), btf_name(b, c[i].name_off));
+			return false;
+		}
+	return true;
+}
+
+/* Modern policy: remember this instance; judged in modern_emit(). */
+static int modern_save(struct run *r, const struct cu_frag *f, const struct frag_func *ff)
+{
+	size_t len = strlen(ff->name), nw, pw, i;
+	int64_t idx = strset_find(&r->fnames, ff->name, len);
+	const uint32_t *start = f->words + f->recs[ff->first - 1];
+	size_t end = ff->last < f->nrecs ? f->recs[ff->last] : f->nwords;
+	struct fstate *st;
+	uint32_t *w;
+
+	if (idx >= 0) {
+		struct btf_type *tmp;
+		bool ok;
+
+		st = &r->fs[r->fidx[idx]];
+		st->unexpected_reg |= ff->unexpected_reg;
+		st->uncertain |= ff->uncertain_loc;
+		if (st->unexpected_reg || st->inconsistent)
+			return 0;
+		/* this instance's prototype with out's ids */
+		pw = (f->recs[ff->first] - f->recs[ff->first - 1]);
+		tmp = mem_alloc(pw * 4);
+		if (!tmp)
+			return -ENOMEM;
+		memcpy(tmp, start, pw * 4);
+		remap_ids(r, tmp);
+		ok = protos_match(r->out, (const struct btf_type *)st->recs, tmp, st->why,
+				  sizeof(st->why));
+		mem_free(tmp);
+		if (!ok)
+			st->inconsistent = true;
+		return 0;
+	}
+	idx = strset_add(&r->fnames, ff->name, len);
+	if (idx < 0 || VEC_RESERVE(r->fs, r->fs_cap, r->nfs + 1) ||
+	    VEC_RESERVE(r->fidx, r->fidx_cap, (size_t)idx + 1))
+		return -ENOMEM;
+	r->fidx[idx] = (uint32_t)r->nfs;
+	st = &r->fs[r->nfs++];
+	memset(st, 0, sizeof(*st));
+	st->name = ff->name;
+	st->unexpected_reg = ff->unexpected_reg;
+	st->uncertain = ff->uncertain_loc;
+	st->suffix_only = ff->suffix_only;
+	st->bad_param = ff->bad_param;
+	/* Keep the FUNC_PROTO and the decl tags; drop the FUNC record (re-made at the end). */
+	nw = (size_t)(end - f->recs[ff->first - 1]);
+	pw = f->recs[ff->first] - f->recs[ff->first - 1];
+	st->recs = w = mem_alloc(nw * 4);
+	if (!w)
+		return -ENOMEM;
+	memcpy(w, start, pw * 4);
+	remap_ids(r, (struct btf_type *)w);
+	st->proto_words = pw;
+	st->nwords = pw;
+	for (i = ff->first + 2; i <= ff->last; i++) {	/* decl tags after the FUNC */
+		size_t b0 = f->recs[i - 1], b1 = i < f->nrecs ? f->recs[i] : f->nwords;
+
+		memcpy(w + st->nwords, f->words + b0, (b1 - b0) * 4);
+		st->nwords += b1 - b0;
 	}
 	return 0;
 }
@@ -188,6 +447,11 @@ static int merge_frag(struct run *r, const struct cu_frag *f)
 		const struct frag_func *ff = &f->funcs[i];
 		size_t len = strlen(ff->name);
 
+		if (r->ctx.o->compat == ENC_MODERN) {
+			if ((err = modern_save(r, f, ff)))
+				return err;
+			continue;
+		}
 		/* pahole 1.24: the first definition of a name wins. */
 		if (strset_find(&r->generated, ff->name, len) >= 0)
 			continue;
@@ -249,6 +513,85 @@ static int consume_one(void *p, size_t i)
 	return 0;
 }
 
+PRINTF_LIKE(2, 3)
+static void vlog(struct run *r, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	if (!r->ctx.o->verbose || !r->ctx.o->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	r->ctx.o->log(r->ctx.o->log_ctx, line);
+}
+
+/*
+ * Modern policy, after all units: drop what pahole 1.31 drops (with
+ * consistent_func), emit the rest.  One -v line per dropped function in
+ * pahole's wording.
+ */
+static int modern_emit(struct run *r)
+{
+	const struct enc_syms *sy = r->ctx.syms;
+	size_t i;
+
+	for (i = 0; i < r->nfs; i++) {
+		struct fstate *st = &r->fs[i];
+		const char *why = NULL;
+		char buf[160];
+		uint32_t proto, func, w;
+		int id;
+
+		if (r->ctx.o->consistent_func) {
+			if (strset_find(&sy->ambiguous, st->name, strlen(st->name)) >= 0)
+				why = "ambiguous address";
+			else if (st->unexpected_reg) {
+				snprintf(buf, sizeof(buf), "unexpected register used for parameter");
+				why = buf;
+			} else if (st->inconsistent)
+				why = st->why;
+			else if (st->uncertain)
+				why = "uncertain parameter location";
+		}
+		if (why) {
+			vlog(r, "%s : skipping BTF encoding of function due to %s", st->name, why);
+			continue;
+		}
+		if (st->suffix_only)
+			vlog(r, "%s : encoded from an ELF symbol with a '.' suffix (optimized_func)",
+			     st->name);
+		id = btf_add_raw(r->out, (const struct btf_type *)st->recs, st->proto_words * 4);
+		if (id < 0)
+			return id;
+		proto = (uint32_t)id;
+		{
+			struct btf_type fn = { 0 };
+			int64_t off = btf_add_str(r->out, st->name);
+
+			if (off < 0)
+				return (int)off;
+			fn.name_off = (uint32_t)off;
+			fn.info = BTF_INFO_ENC(BTF_KIND_FUNC, 0, BTF_FUNC_STATIC);
+			fn.type = proto;
+			id = btf_add_raw(r->out, &fn, sizeof(fn));
+			if (id < 0)
+				return id;
+			func = (uint32_t)id;
+		}
+		for (w = (uint32_t)st->proto_words; w < st->nwords; w += 4) {	/* decl tags: 4 words */
+			struct btf_type *tag = (struct btf_type *)(st->recs + w);
+
+			tag->type = func;
+			if ((id = btf_add_raw(r->out, tag, 16)) < 0)
+				return id;
+		}
+		r->st->funcs++;
+	}
+	return 0;
+}
+
 static int cmp_secinfo(const void *a, const void *b)
 {
 	const struct secinfo *x = a, *y = b;
@@ -297,7 +640,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	r.nslots = (size_t)jobs * WINDOW_PER_THREAD;
 	r.slots = mem_array(r.nslots, sizeof(*r.slots));
 	r.w = mem_array(jobs, sizeof(*r.w));
-	if (!r.out || !r.slots || !r.w || strset_init(&r.generated, false)) {
+	if (!r.out || !r.slots || !r.w || strset_init(&r.generated, false) ||
+	    strset_init(&r.fnames, false)) {
 		err = diag_err(d, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -315,6 +659,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	t1 = now();
 	st->open = t1 - t0;
 	err = pool_pipeline(jobs, nunits, r.nslots, convert_one, consume_one, &r);
+	if (!err && o->compat == ENC_MODERN)
+		err = modern_emit(&r);
 	if (!err)
 		err = add_datasec(&r);
 	if (err) {
@@ -354,6 +700,11 @@ out:
 	mem_free(r.idmap);
 	mem_free(r.si);
 	strset_free(&r.generated);
+	strset_free(&r.fnames);
+	for (i = 0; i < r.nfs; i++)
+		mem_free(r.fs[i].recs);
+	mem_free(r.fs);
+	mem_free(r.fidx);
 	syms_free(&syms);
 	btf_free(r.out);
 	return err;

@@ -11,7 +11,11 @@
 /* ELF facts the per-unit conversion needs; immutable while workers run. */
 struct enc_syms {
 	struct strset funcs;		/* names of STT_FUNC symbols */
+	struct strset funcs_prefix;	/* the same, cut at the first '.' (modern policy) */
+	struct strset ambiguous;	/* prefixes with several addresses (not .cold/.part) */
 	bool have_funcs;
+	const uint8_t *param_regs;	/* DWARF registers of the register parameters */
+	unsigned nparam_regs;
 	struct percpu_sym {
 		uint64_t addr, size;
 		const char *name;
@@ -25,6 +29,10 @@ struct enc_syms {
 struct frag_func {
 	const char *name;
 	uint32_t first, last;		/* local ids */
+	bool unexpected_reg;		/* modern: a parameter in an unexpected register */
+	bool uncertain_loc;		/* modern: a by-value struct of unsure location */
+	bool suffix_only;		/* modern: matched only a suffixed ELF symbol */
+	unsigned bad_param;		/* 1-based parameter the flags refer to */
 };
 
 struct frag_var {

@@ -109,9 +109,12 @@ clean:
 .PHONY: all test check-kernel bench fuzz install clean
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
 
-# The README's bundled example: a C fixture compiled with -g, read by btfc.
+# The README's bundled example: a C fixture compiled with -g, encoded to BTF,
+# checked with the kernel's rules and printed back as C.
 example: $(O)/btfc
 	@mkdir -p $(O)/example
 	$(Q)$(CC) -g -O2 -c tests/fixtures/types.c -o $(O)/example/types.o
-	$(O)/btfc dwarf --stats $(O)/example/types.o
+	$(O)/btfc encode -v $(O)/example/types.o -o $(O)/example/types.btf
+	$(O)/btfc verify --strict $(O)/example/types.btf
+	$(O)/btfc dump --format c $(O)/example/types.btf | sed -n '/^struct bits {/,/^};/p' 
 .PHONY: example

@@ -92,6 +92,63 @@ def bench_dedup(a):
     os.rmdir(tmp)
 
 
+def bench_encode(a):
+    """vmlinux DWARF -> BTF: pahole 1.24 (the kernel's 6.12 flags) vs btfc, same run."""
+    v = os.path.join(a.corpus, "vmlinux")
+    tmp = tempfile.mkdtemp(prefix="btfc-bench-encode.")
+    out = os.path.join(tmp, "out.btf")
+    print(f"encode, {v} (medians of {a.runs})")
+    res = {}
+    for name, cmd in [
+        ("pahole -J -j --btf_gen_floats", ["pahole", "-J", "-j", "--btf_gen_floats",
+                                           "--lang_exclude=rust", "--btf_encode_detached=" + out, v]),
+        ("btfc encode -j1", [a.btfc, "encode", "-j1", "--stats", v, "-o", out]),
+        ("btfc encode -j2", [a.btfc, "encode", "-j2", "--stats", v, "-o", out]),
+    ]:
+        wall, cpu, rss, _ = timed(cmd, a.runs)
+        res[name] = (wall, cpu, rss)
+        row(name, wall, cpu, rss)
+    p = subprocess.run([a.btfc, "encode", "-j2", "--stats", v, "-o", out], capture_output=True,
+                       text=True)
+    print("  btfc phases (-j2): " + " ".join(l for l in p.stderr.splitlines() if "time:" in l))
+    (pw, pc, pr), _, (w2, c2, r2) = (res[k] for k in list(res))
+    print(f"  ratio pahole/btfc -j2 wall: {pw / w2:5.2f}x   (target >= 6)")
+    print(f"  ratio pahole/btfc -j2 cpu:  {pc / c2:5.2f}x   (target >= 6)")
+    print(f"  peak RSS btfc/pahole:       {r2 / pr:5.2f}    (target <= 0.5)")
+    for f in os.listdir(tmp):
+        os.unlink(os.path.join(tmp, f))
+    os.rmdir(tmp)
+
+
+def bench_modules(a):
+    """All modules as kbuild does (one process per module, 2 at a time) and in batch."""
+    mods = os.path.join(a.corpus, "modules.txt")
+    vbtf = os.path.join(a.corpus, "vmlinux.btf")
+    n = sum(1 for _ in open(mods))
+    tmp = tempfile.mkdtemp(prefix="btfc-bench-mods.")
+    print(f"modules: {n} modules on {vbtf} (one run each: pahole takes minutes)")
+    def per_mod(cmd):  # one process per module, two at a time, like make -j2
+        return ["sh", "-c", f"xargs -P2 -I{{}} sh -c '{cmd}' < {mods}"]
+    res = {}
+    for name, cmd in [
+        ("pahole per module, 2 in parallel",
+         per_mod(f"pahole -J --btf_gen_floats --lang_exclude=rust --btf_base {vbtf} "
+                 f"--btf_encode_detached={tmp}/$(basename {{}}).p {{}}")),
+        ("btfc per module, 2 in parallel",
+         per_mod(f"{a.btfc} encode -j1 --base {vbtf} -o {tmp}/$(basename {{}}).b {{}}")),
+        ("btfc batch -j2", [a.btfc, "encode", "-j2", "--base", vbtf, "--list", mods, "-o", tmp]),
+    ]:
+        wall, cpu, rss, _ = timed(cmd, 1)
+        res[name] = wall
+        row(name, wall, cpu, rss)
+    p, s1, b = (res[k] for k in list(res))
+    print(f"  ratio pahole/btfc per module: {p / s1:5.2f}x   (target >= 5)")
+    print(f"  ratio pahole/btfc batch -j2:  {p / b:5.2f}x   (target >= 20)")
+    for f in os.listdir(tmp):
+        os.unlink(os.path.join(tmp, f))
+    os.rmdir(tmp)
+
+
 def bench_layout(a):
     v = os.path.join(a.corpus, "vmlinux.btf")
     print(f"layout, {v} (medians of {a.runs})")
@@ -120,7 +177,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("only", nargs="*", help="benchmarks to run (default: all)")
     a = ap.parse_args()
-    benches = {"dwarf": bench_dwarf, "dedup": bench_dedup, "layout": bench_layout}
+    benches = {"dwarf": bench_dwarf, "encode": bench_encode, "modules": bench_modules, "dedup": bench_dedup, "layout": bench_layout}
     for name in a.only or benches:
         benches[name](a)
 

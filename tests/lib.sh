@@ -28,3 +28,5 @@ check_fails() {
 	else fail "$name (rc=$rc)"; sed 's/^/      /' "$WORK/last.out" | head -10; fi
 }
 have() { command -v "$1" >/dev/null 2>&1; }
+# SAN_QUICK=1 (the sanitizer run in CI): trim what only re-checks oracles.
+quick() { [ -n "${SAN_QUICK:-}" ]; }

@@ -92,6 +92,25 @@ def bench_dedup(a):
     os.rmdir(tmp)
 
 
+def bench_btf(a):
+    """Parse + kernel-mode validation of vmlinux.btf, next to bpftool reading it."""
+    v = os.path.join(a.corpus, "vmlinux.btf")
+    print(f"BTF parse + validate, {v} (medians of {a.runs})")
+    res = {}
+    for name, cmd in [
+        ("bpftool btf dump format raw", ["sh", "-c", f"bpftool btf dump file {v} format raw > /dev/null"]),
+        ("btfc dump (raw text)", ["sh", "-c", f"{a.btfc} dump {v} > /dev/null"]),
+        ("btfc verify (parse + kernel rules)", [a.btfc, "verify", v]),
+        ("btfc verify --strict", [a.btfc, "verify", "--strict", v]),
+    ]:
+        wall, cpu, rss, _ = timed(cmd, a.runs)
+        res[name] = wall
+        row(name, wall, cpu, rss)
+    b, d, vv, _ = (res[k] for k in list(res))
+    print(f"  ratio bpftool/btfc dump:   {b / max(d, 1e-3):5.2f}x")
+    print(f"  ratio bpftool/btfc verify: {b / max(vv, 1e-3):5.2f}x")
+
+
 def bench_encode(a):
     """vmlinux DWARF -> BTF: pahole 1.24 (the kernel's 6.12 flags) vs btfc, same run."""
     v = os.path.join(a.corpus, "vmlinux")
@@ -177,7 +196,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("only", nargs="*", help="benchmarks to run (default: all)")
     a = ap.parse_args()
-    benches = {"dwarf": bench_dwarf, "encode": bench_encode, "modules": bench_modules, "dedup": bench_dedup, "layout": bench_layout}
+    benches = {"dwarf": bench_dwarf, "btf": bench_btf, "encode": bench_encode, "modules": bench_modules, "dedup": bench_dedup, "layout": bench_layout}
     for name in a.only or benches:
         benches[name](a)
 

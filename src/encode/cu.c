@@ -97,19 +97,25 @@ struct refmap {
 	uint32_t dgen;
 };
 
+/* One slot of a worker's string cache: 24 bytes, one cache line per probe. */
+struct scache_slot {
+	const char *key;	/* string in DWARF memory; NULL = empty */
+	uint32_t hash;		/* low bits of the key's hash */
+	uint32_t len;
+	uint32_t val;		/* string offset in the output BTF */
+	uint32_t pad;
+};
+
 struct str_cache {
-	const char **keys;	/* string in DWARF memory; NULL = empty slot */
-	uint64_t *hashes;
-	uint32_t *lens, *vals;	/* vals: string offset in the output BTF */
+	struct scache_slot *slots;
 	size_t cap, n;
 };
 
 static void scache_free(struct str_cache *c)
 {
-	mem_free(c->keys);
-	mem_free(c->hashes);
-	mem_free(c->lens);
-	mem_free(c->vals);
+	mem_free(c->slots);
+	c->slots = NULL;
+	c->cap = c->n = 0;
 }
 
 struct enc_worker {
@@ -1009,45 +1015,38 @@ static int64_t intern_slow(struct enc_worker *w, const char *s, size_t len)
 static int scache_grow(struct str_cache *c)
 {
 	size_t ncap = c->cap ? c->cap * 2 : 4096, i;
-	struct str_cache n = { .cap = ncap, .n = c->n };
+	struct scache_slot *n = mem_array(ncap, sizeof(*n));
 
-	n.keys = mem_array(ncap, sizeof(*n.keys));
-	n.hashes = mem_array(ncap, sizeof(*n.hashes));
-	n.lens = mem_array(ncap, sizeof(*n.lens));
-	n.vals = mem_array(ncap, sizeof(*n.vals));
-	if (!n.keys || !n.hashes || !n.lens || !n.vals) {
-		scache_free(&n);
+	if (!n)
 		return -ENOMEM;
-	}
 	for (i = 0; i < c->cap; i++) {
 		size_t j;
 
-		if (!c->keys[i])
+		if (!c->slots[i].key)
 			continue;
-		for (j = c->hashes[i] & (ncap - 1); n.keys[j]; j = (j + 1) & (ncap - 1))
+		for (j = c->slots[i].hash & (ncap - 1); n[j].key; j = (j + 1) & (ncap - 1))
 			;
-		n.keys[j] = c->keys[i];
-		n.hashes[j] = c->hashes[i];
-		n.lens[j] = c->lens[i];
-		n.vals[j] = c->vals[i];
+		n[j] = c->slots[i];
 	}
-	scache_free(c);
-	*c = n;
+	mem_free(c->slots);
+	c->slots = n;
+	c->cap = ncap;
 	return 0;
 }
 
 /* Look s up by key (address or content); *slot receives the insertion slot. */
-static bool scache_find(const struct str_cache *c, uint64_t h, const char *s, size_t len,
-			bool by_addr, size_t *slot, uint32_t *off)
+static inline bool scache_find(const struct str_cache *c, uint32_t h, const char *s, size_t len,
+			       bool by_addr, size_t *slot, uint32_t *off)
 {
 	size_t j;
 
-	for (j = h & (c->cap - 1); c->keys[j]; j = (j + 1) & (c->cap - 1)) {
-		if (c->hashes[j] != h)
+	for (j = h & (c->cap - 1); c->slots[j].key; j = (j + 1) & (c->cap - 1)) {
+		const struct scache_slot *e = &c->slots[j];
+
+		if (e->hash != h)
 			continue;
-		if (by_addr ? c->keys[j] == s
-			    : c->lens[j] == len && !memcmp(c->keys[j], s, len)) {
-			*off = c->vals[j];
+		if (by_addr ? e->key == s : e->len == len && !memcmp(e->key, s, len)) {
+			*off = e->val;
 			return true;
 		}
 	}
@@ -1055,7 +1054,7 @@ static bool scache_find(const struct str_cache *c, uint64_t h, const char *s, si
 	return false;
 }
 
-static int scache_put(struct str_cache *c, uint64_t h, const char *s, size_t len, uint32_t off)
+static int scache_put(struct str_cache *c, uint32_t h, const char *s, size_t len, uint32_t off)
 {
 	uint32_t dummy;
 	size_t slot;
@@ -1064,10 +1063,10 @@ static int scache_put(struct str_cache *c, uint64_t h, const char *s, size_t len
 		return -ENOMEM;
 	if (scache_find(c, h, s, len, false, &slot, &dummy))
 		return 0;
-	c->keys[slot] = s;
-	c->hashes[slot] = h;
-	c->lens[slot] = (uint32_t)len;
-	c->vals[slot] = off;
+	c->slots[slot].key = s;
+	c->slots[slot].hash = h;
+	c->slots[slot].len = (uint32_t)len;
+	c->slots[slot].val = off;
 	c->n++;
 	return 0;
 }
@@ -1077,7 +1076,7 @@ static int64_t str_off(struct enc_worker *w, const char *s)
 {
 	const struct bslice *ds = &w->ctx->in->dw_str;
 	bool in_str = ds->len && (const uint8_t *)s >= ds->p && (const uint8_t *)s < ds->p + ds->len;
-	uint64_t h;
+	uint32_t h = 0;
 	size_t len, slot;
 	uint32_t off;
 	int64_t r;
@@ -1087,13 +1086,13 @@ static int64_t str_off(struct enc_worker *w, const char *s)
 	if (!w->scache_addr.cap && (scache_grow(&w->scache_addr) || scache_grow(&w->scache_text)))
 		return -ENOMEM;
 	if (in_str) {
-		h = hash_mix((uint64_t)(uintptr_t)s);
+		h = (uint32_t)hash_mix((uint64_t)(uintptr_t)s);
 		if (scache_find(&w->scache_addr, h, s, 0, true, &slot, &off))
 			return off;
 	}
 	len = strlen(s);
 	{
-		uint64_t ht = hash_bytes(s, len);
+		uint32_t ht = (uint32_t)hash_bytes(s, len);
 
 		if (scache_find(&w->scache_text, ht, s, len, false, &slot, &off)) {
 			if (in_str && scache_put(&w->scache_addr, h, s, 0, off))

@@ -95,6 +95,25 @@ static int PRINTF_LIKE(2, 3) sp(struct sink *s, const char *fmt, ...)
 	return n;
 }
 
+/* Append n bytes of str (no formatting): the hot path for tabs and punctuation. */
+static int sput(struct sink *s, const char *str, size_t n)
+{
+	struct lbuf *b = s->b;
+
+	if (s->cap != SIZE_MAX)
+		return sp(s, "%.*s", (int)n, str);
+	if (b->len + n + 1 > b->cap) {
+		if (b->oom || mem_grow((void **)&b->p, &b->cap, 1, b->len + n + 256)) {
+			b->oom = true;
+			return (int)n;
+		}
+	}
+	memcpy(b->p + b->len, str, n);
+	b->len += n;
+	b->p[b->len] = 0;
+	return (int)n;
+}
+
 static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
 #define NTABS ((int)sizeof(tabs) - 1)
 
@@ -1057,7 +1076,7 @@ static size_t cacheline_boundary(struct layout *l, const struct conf *conf, uint
 			printed += (size_t)sp(s, "/* --- cacheline %u boundary (%u bytes) was %u byte%s ago --- */\n",
 					      cacheline, cacheline_in_bytes, cacheline_pos,
 					      cacheline_pos > 1 ? "s" : "");
-		printed += (size_t)sp(s, "%.*s", indent, tabs);
+		printed += (size_t)sput(s, tabs, (size_t)(indent < 0 ? 0 : indent));
 		*conf->cachelinep = cacheline;
 	}
 	return printed;
@@ -1101,7 +1120,7 @@ static size_t class_member_fprintf(struct layout *l, struct lmember *member, boo
 		member_alignment_printed = sp(s, " __attribute__((__aligned__(%u)))", member->alignment);
 		printed += (size_t)member_alignment_printed;
 	}
-	sp(s, ";");
+	sput(s, ";", 1);
 	++printed;
 	if (scomposite && pt_name(l, type) == NULL) {
 		if (!sconf.suppress_offset_comment) {
@@ -1176,15 +1195,15 @@ static size_t union_fprintf(struct layout *l, struct lclass *u, const struct con
 		struct lmember *pos = &u->m[i];
 
 		if (!ptag(l, pos->type)) {
-			printed += (size_t)sp(s, "%.*s", uconf.indent, tabs);
+			printed += (size_t)sput(s, tabs, uconf.indent);
 			printed += (size_t)sp(s, "<ERROR(%s:%d): %#llx not found!>", "union__fprintf", 0,
 					      (unsigned long long)pos->type);
 			continue;
 		}
 		uconf.union_member = 1;
-		printed += (size_t)sp(s, "%.*s", uconf.indent, tabs);
+		printed += (size_t)sput(s, tabs, uconf.indent);
 		printed += class_member_fprintf(l, pos, true, pos->type, &uconf, s);
-		sp(s, "\n");
+		sput(s, "\n", 1);
 		++printed;
 		*uconf.cachelinep = initial_union_cacheline;
 	}
@@ -1206,7 +1225,7 @@ static size_t enumeration_fprintf(struct layout *l, const struct btf_type *t,
 		indent = NTABS - 1;
 	if (!n)
 		return printed;
-	printed += (size_t)sp(s, " {\n");
+	printed += (size_t)sput(s, " {\n", 3);
 	for (i = 0; i < n; i++) {
 		uint32_t off = is64 ? btf_enum64s(t)[i].name_off : btf_enums(t)[i].name_off;
 		const char *en = btf_name(l->btf, off);
@@ -1267,10 +1286,10 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 	cconf.indent = (uint8_t)(indent + 1);
 	cconf.no_semicolon = 0;
 	class_infer_packed(l, c);
-	printed += (size_t)sp(s, " {\n");
+	printed += (size_t)sput(s, " {\n", 3);
 	if (c->pre_bit_hole > 0 && !cconf.suppress_comments) {
 		if (!newline++) {
-			sp(s, "\n");
+			sput(s, "\n", 1);
 			++printed;
 		}
 		printed += (size_t)sp(s, "%.*s/* XXX %d bit%s hole, try to pack */\n", cconf.indent,
@@ -1279,7 +1298,7 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 	}
 	if (c->pre_hole > 0 && !cconf.suppress_comments) {
 		if (!newline++) {
-			sp(s, "\n");
+			sput(s, "\n", 1);
 			++printed;
 		}
 		printed += (size_t)sp(s, "%.*s/* XXX %d byte%s hole, try to pack */\n", cconf.indent,
@@ -1304,7 +1323,7 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 				uint8_t bitfield_size = last->bit_hole;
 
 				if (!ptag(l, pos->type)) {
-					printed += (size_t)sp(s, "%.*s", cconf.indent, tabs);
+					printed += (size_t)sput(s, tabs, cconf.indent);
 					printed += (size_t)sp(s, "<ERROR(%s:%d): %#llx not found!>",
 							      "__class__fprintf", 0,
 							      (unsigned long long)pos->type);
@@ -1315,7 +1334,7 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 							      cconf.indent, tabs);
 					bitfield_size = 0;
 				}
-				printed += (size_t)sp(s, "%.*s", cconf.indent, tabs);
+				printed += (size_t)sput(s, tabs, cconf.indent);
 				printed += type_fprintf(l, pos->type, "", &cconf, s);
 				printed += (size_t)sp(s, ":%u;\n", bitfield_size);
 			}
@@ -1324,7 +1343,7 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 			     pos->bitfield_size != 0)) {
 				if (!cconf.suppress_comments) {
 					if (!newline++) {
-						sp(s, "\n");
+						sput(s, "\n", 1);
 						++printed;
 					}
 					printed += (size_t)sp(s, "%.*s/* Bitfield combined with previous fields */\n",
@@ -1337,7 +1356,7 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 				if (cc_last_size > 0 && (size_t)cc_last_size < last_size) {
 					if (!cconf.suppress_comments) {
 						if (!newline++) {
-							sp(s, "\n");
+							sput(s, "\n", 1);
 							++printed;
 						}
 						printed += (size_t)sp(s, "%.*s/* Bitfield combined with next fields */\n",
@@ -1347,13 +1366,13 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 			}
 		}
 		if (newline) {
-			sp(s, "\n");
+			sput(s, "\n", 1);
 			newline = 0;
 			++printed;
 		}
 		pos_type = ptag(l, pos->type);
 		if (!pos_type) {
-			printed += (size_t)sp(s, "%.*s", cconf.indent, tabs);
+			printed += (size_t)sput(s, tabs, cconf.indent);
 			printed += (size_t)sp(s, "<ERROR(%s:%d): %#llx not found!>", "__class__fprintf", 0,
 					      (unsigned long long)pos->type);
 			continue;
@@ -1361,7 +1380,7 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 		cconf.last_member = i == c->nr - 1;
 		cconf.first_member = last == NULL;
 		size = (size_t)pos->byte_size;
-		printed += (size_t)sp(s, "%.*s", cconf.indent, tabs);
+		printed += (size_t)sput(s, tabs, cconf.indent);
 		printed += class_member_fprintf(l, pos, false, pos->type, &cconf, s);
 		if (pt_is_struct(pos_type) && !cconf.suppress_comments) {
 			struct lclass *tc = lclass_get(l, pos->type);
@@ -1375,7 +1394,7 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 					++nr_paddings;
 					sum_paddings += padding;
 					if (!newline++) {
-						sp(s, "\n");
+						sput(s, "\n", 1);
 						++printed;
 					}
 					printed += (size_t)sp(s, "\n%.*s/* XXX last struct has %d byte%s of padding */",
@@ -1386,7 +1405,7 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 		}
 		if (pos->bit_hole != 0 && !cconf.suppress_comments) {
 			if (!newline++) {
-				sp(s, "\n");
+				sput(s, "\n", 1);
 				++printed;
 			}
 			printed += (size_t)sp(s, "\n%.*s/* XXX %d bit%s hole, try to pack */", cconf.indent,
@@ -1395,14 +1414,14 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 		}
 		if (pos->hole > 0 && !cconf.suppress_comments) {
 			if (!newline++) {
-				sp(s, "\n");
+				sput(s, "\n", 1);
 				++printed;
 			}
 			printed += (size_t)sp(s, "\n%.*s/* XXX %d byte%s hole, try to pack */", cconf.indent,
 					      tabs, pos->hole, pos->hole != 1 ? "s" : "");
 			sum_holes += (uint32_t)pos->hole;
 		}
-		sp(s, "\n");
+		sput(s, "\n", 1);
 		++printed;
 		if (pos->bitfield_size)
 			sum_bits += pos->bitfield_size;
@@ -1600,7 +1619,7 @@ int layout_print(struct layout *l, uint32_t id, const char *prefix, const char *
 	} else {
 		sp(&s, "/* %s: %s tag not supported! */", "tag__fprintf", btf_kind_str(K(t)));
 	}
-	sp(&s, ";");
+	sput(&s, ";", 1);
 	return out->oom ? -ENOMEM : 0;
 }
 
@@ -1616,7 +1635,7 @@ int layout_print_class(struct layout *l, struct lclass *lc, struct lbuf *out)
 	l->depth = 0;
 	class_find_holes(lc);
 	class_fprintf(l, lc, &c, &s);
-	sp(&s, ";");
+	sput(&s, ";", 1);
 	return out->oom ? -ENOMEM : 0;
 }
 
@@ -1666,11 +1685,15 @@ void layout_close(struct layout *l)
 	if (!l)
 		return;
 	if (l->cls)
-		for (i = 0; i < l->ntypes; i++)
+		for (i = 0; i < l->ntypes; i++) {
+			if (l->cls[i])
+				mem_free(l->cls[i]->pub);
 			mem_free(l->cls[i]);
+		}
 	mem_free(l->cls);
 	mem_free(l->natal);
 	mem_free(l->seen.slots);
+	mem_free(l->seen.hashes);
 	mem_free(l);
 }
 
@@ -1831,34 +1854,41 @@ static int seen_add(struct layout *l, struct lclass *c, bool *existing)
 
 	*existing = false;
 	if (s->count * 2 >= s->nslots) {
-		size_t n = s->nslots ? s->nslots * 2 : 1024;
+		size_t n = s->nslots ? s->nslots * 2 : 16384;
 		uint32_t *slots = mem_array(n, sizeof(*slots));
+		uint64_t *hashes = mem_array(n, sizeof(*hashes));
 
-		if (!slots)
+		if (!slots || !hashes) {
+			mem_free(slots);
+			mem_free(hashes);
 			return -ENOMEM;
+		}
 		for (i = 0; i < s->nslots; i++) {
-			uint32_t id = s->slots[i];
 			size_t j;
 
-			if (!id)
+			if (!s->slots[i])
 				continue;
-			j = class_key_hash(l, l->cls[id]) & (n - 1);
+			j = s->hashes[i] & (n - 1);
 			while (slots[j])
 				j = (j + 1) & (n - 1);
-			slots[j] = id;
+			slots[j] = s->slots[i];
+			hashes[j] = s->hashes[i];
 		}
 		mem_free(s->slots);
+		mem_free(s->hashes);
 		s->slots = slots;
+		s->hashes = hashes;
 		s->nslots = n;
 	}
 	mask = s->nslots - 1;
 	for (i = h & mask; s->slots[i]; i = (i + 1) & mask) {
-		if (class_same(l, l->cls[s->slots[i]], c)) {
+		if (s->hashes[i] == h && class_same(l, l->cls[s->slots[i]], c)) {
 			*existing = true;
 			return 0;
 		}
 	}
 	s->slots[i] = c->id;
+	s->hashes[i] = h;
 	s->count++;
 	return 0;
 }

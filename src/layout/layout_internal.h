@@ -35,6 +35,7 @@ struct lclass {
 
 struct lseen {
 	uint32_t *slots;	/* type ids, 0 = empty */
+	uint64_t *hashes;	/* their key hashes */
 	size_t nslots, count;
 };
 

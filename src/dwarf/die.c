@@ -548,6 +548,40 @@ int dw_next(struct dw_cursor *c, struct dw_die *die)
 	}
 }
 
+int dw_next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn want, void *ctx)
+{
+	for (;;) {
+		const uint8_t *p = c->p, *start = c->p;
+		const struct dw_abbrev *ab;
+		uint64_t code;
+		int r;
+
+		if (p >= c->end)
+			return 0;
+		code = dw_uleb(&p, c->end);
+		if (p > c->end || code == 0 || !(ab = dw_abbrev_find(c->x.u->abbrevs, code)) ||
+		    want(ctx, ab->tag, c->depth))
+			return dw_next(c, die);
+		/* Unwanted: header only, values skipped. */
+		r = decode_one(&c->x, &c->p, c->end, c->sec, NULL, &ab);
+		if (r < 0)
+			return r;
+		die->off = (uint64_t)(start - c->sec) | (c->x.u->in_types ? DW_REF_TYPES : 0) |
+			   c->x.altbit;
+		die->tag = ab->tag;
+		die->nattr = 0;
+		die->has_children = ab->children;
+		die->unit = c->x.u;
+		die->depth = c->depth;
+		if (ab->children) {
+			if (c->depth >= DW_MAX_DEPTH)
+				return bad(&c->x, die->off, "DIE nesting deeper than the limit", DW_MAX_DEPTH);
+			c->depth++;
+		}
+		return 1;
+	}
+}
+
 int dw_skip_children(struct dw_cursor *c, const struct dw_die *die)
 {
 	const struct dw_attr *sib;

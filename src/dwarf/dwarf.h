@@ -140,6 +140,14 @@ int dw_cursor_at(struct dw_cursor *c, const struct dw_file *f, uint64_t ref, str
  * the unit, or a negative errno with the reason in the cursor's diag.
  */
 int dw_next(struct dw_cursor *c, struct dw_die *die);
+/*
+ * dw_next() that decodes the attributes only of DIEs want(ctx, tag, depth)
+ * accepts; the others come back with their offset, tag, depth and
+ * has_children but nattr 0, their values skipped (cheaply, by the
+ * abbreviation's fixed size when it has one).
+ */
+typedef bool (*dw_want_fn)(void *ctx, unsigned tag, int depth);
+int dw_next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn want, void *ctx);
 /* Skip the children of die, the DIE last returned by dw_next(). */
 int dw_skip_children(struct dw_cursor *c, const struct dw_die *die);
 /* Decode the DIE at global reference ref (any unit of f or its alt file). */

@@ -72,7 +72,7 @@ static int loclist5(const struct dw_file *f, const struct dw_unit *u, uint64_t o
 		    uint64_t entry_pc, struct dw_loc *out, struct diag *d, loc_visit_fn visit,
 		    void *vctx)
 {
-	const uint8_t *p, *end = f->s.loclists.p + f->s.loclists.len;
+	const uint8_t *p, *end;
 	uint64_t base = u->low_pc;
 	bool have_first = false;
 	struct dw_loc first = { 0 };
@@ -81,6 +81,7 @@ static int loclist5(const struct dw_file *f, const struct dw_unit *u, uint64_t o
 		return diag_err(d, EINVAL, "%s: .debug_loclists offset 0x%llx past the end", f->path,
 				(unsigned long long)off);
 	p = f->s.loclists.p + off;
+	end = f->s.loclists.p + f->s.loclists.len;
 	while (p < end) {
 		uint8_t k = *p++;
 		uint64_t lo = 0, hi = 0, a, b;
@@ -173,7 +174,7 @@ static int loclist4(const struct dw_file *f, const struct dw_unit *u, uint64_t o
 		    uint64_t entry_pc, struct dw_loc *out, struct diag *d, loc_visit_fn visit,
 		    void *vctx)
 {
-	const uint8_t *p, *end = f->s.loc.p + f->s.loc.len;
+	const uint8_t *p, *end;
 	unsigned as = u->addr_size;
 	uint64_t base = u->low_pc, maxaddr = as == 8 ? ~0ULL : (1ULL << (8 * as)) - 1;
 	bool have_first = false;
@@ -183,6 +184,7 @@ static int loclist4(const struct dw_file *f, const struct dw_unit *u, uint64_t o
 		return diag_err(d, EINVAL, "%s: .debug_loc offset 0x%llx past the end", f->path,
 				(unsigned long long)off);
 	p = f->s.loc.p + off;
+	end = f->s.loc.p + f->s.loc.len;
 	for (;;) {
 		uint64_t lo, hi, elen;
 		struct dw_loc l;

@@ -72,6 +72,7 @@ struct ir_func {
 	uint32_t ret_id;
 	uint32_t nparams;	/* formal parameters seen so far */
 	bool declaration, external, named_params, vararg, keep, suffix_only;
+	bool candidate;		/* could be kept: its parameters are decoded */
 };
 
 struct ir_var {
@@ -645,6 +646,52 @@ static int set_open(struct enc_worker *w, int depth, int kind, int64_t idx)
 	return 0;
 }
 
+/* Could this subprogram be kept?  (The parameter-name rule comes later.) */
+static bool func_candidate(struct enc_worker *w, const struct ir_func *f)
+{
+	const struct enc_syms *sy = w->ctx->syms;
+	size_t len;
+
+	if (f->declaration || !f->name)
+		return false;
+	if (!sy->have_funcs)
+		return f->external;
+	len = strlen(f->name);
+	return strset_find(&sy->funcs, f->name, len) >= 0 ||
+	       (w->ctx->o->compat == ENC_MODERN && strset_find(&sy->funcs_prefix, f->name, len) >= 0);
+}
+
+/* Which DIEs the walk needs decoded; the rest only move the cursor. */
+static bool want_die(void *ctx, unsigned tag, int depth)
+{
+	struct enc_worker *w = ctx;
+
+	switch (tag) {
+	case DW_TAG_variable:
+		return depth == 1;
+	case DW_TAG_formal_parameter:
+	case DW_TAG_unspecified_parameters:
+		if (depth < 1)
+			return false;
+		if (w->open_kind[depth - 1] == OPEN_TYPE)
+			return true;
+		return w->open_kind[depth - 1] == OPEN_FUNC &&
+		       w->funcs[w->open[depth - 1]].candidate;
+	case DW_TAG_lexical_block:
+	case DW_TAG_label:
+	case DW_TAG_call_site_parameter:
+	case DW_TAG_GNU_call_site_parameter:
+	case DW_TAG_compile_unit:
+	case DW_TAG_partial_unit:
+	case DW_TAG_dwarf_procedure:
+	case DW_TAG_imported_declaration:
+	case DW_TAG_imported_module:
+	case DW_TAG_imported_unit:
+		return false;
+	}
+	return true;
+}
+
 static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 {
 	int pk = depth > 0 ? w->open_kind[depth - 1] : -1;
@@ -776,6 +823,8 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 		return 0;
 	case DW_TAG_formal_parameter:
 	case DW_TAG_unspecified_parameters:
+		if (!die->nattr && die->tag == DW_TAG_formal_parameter)
+			return 0;	/* not decoded: of a function that cannot be kept */
 		if (pk == 0 && w->types[pidx].kind == IR_PROTO)
 			return add_param(w, (uint32_t)pidx, die, false);
 		if (pk == 1)
@@ -794,6 +843,7 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 		f->declaration = dw_flag(die, DW_AT_declaration);
 		f->external = dw_flag(die, DW_AT_external);
 		f->named_params = true;
+		f->candidate = func_candidate(w, f);
 		return set_open(w, depth, OPEN_FUNC, (int64_t)w->nfuncs - 1);
 	}
 	case DW_TAG_variable:
@@ -846,7 +896,7 @@ static int walk(struct enc_worker *w, struct dw_cursor *c, int stop_depth)
 	bool first = true;
 	int r;
 
-	while ((r = dw_next(c, &w->die)) > 0) {
+	while ((r = dw_next_sel(c, &w->die, want_die, w)) > 0) {
 		if (stop_depth > 0 && !first && w->die.depth <= stop_depth)
 			break;
 		first = false;
@@ -924,21 +974,32 @@ static int resolve(struct enc_worker *w, uint64_t ref, uint32_t *id)
 static int resolve_all(struct enc_worker *w)
 {
 	size_t ti = 0, ki = 0, i;
+	uint32_t id;
 	int r;
 
-	/* Imports append to types and kids: loop until nothing new appears. */
+	/*
+	 * Imports append to types and kids: loop until nothing new appears.
+	 * They may also move the arrays, so resolve into a local first.
+	 */
 	while (ti < w->ntypes || ki < w->nkids) {
-		for (; ti < w->ntypes; ti++)
-			if ((r = resolve(w, w->types[ti].ref, &w->types[ti].ref_id)))
+		for (; ti < w->ntypes; ti++) {
+			if ((r = resolve(w, w->types[ti].ref, &id)))
 				return r;
+			w->types[ti].ref_id = id;
+		}
 		for (; ki < w->nkids; ki++)
-			if (w->kids[ki].kind == CH_MEMBER || w->kids[ki].kind == CH_PARAM)
-				if ((r = resolve(w, w->kids[ki].ref, &w->kids[ki].ref_id)))
+			if (w->kids[ki].kind == CH_MEMBER || w->kids[ki].kind == CH_PARAM) {
+				if ((r = resolve(w, w->kids[ki].ref, &id)))
 					return r;
+				w->kids[ki].ref_id = id;
+			}
 	}
 	for (i = 0; i < w->nfuncs; i++)
-		if (w->funcs[i].keep && (r = resolve(w, w->funcs[i].ret, &w->funcs[i].ret_id)))
-			return r;
+		if (w->funcs[i].keep) {
+			if ((r = resolve(w, w->funcs[i].ret, &id)))
+				return r;
+			w->funcs[i].ret_id = id;
+		}
 	/* Type-tag chains: PTR -> newest tag -> ... -> oldest tag -> pointee. */
 	for (i = 0; i < w->ntypes; i++) {
 		struct ir_type *t = &w->types[i];

@@ -120,7 +120,7 @@ static inline int64_t dw_sleb(const uint8_t **pp, const uint8_t *end)
 		shift += 7;
 		if (!(b & 0x80)) {
 			if (shift < 64 && (b & 0x40))
-				v |= -((int64_t)1 << shift);
+				v = (int64_t)((uint64_t)v | (~(uint64_t)0 << shift));
 			*pp = p;
 			return v;
 		}

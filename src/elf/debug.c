@@ -309,6 +309,8 @@ int belf_relocate(struct belf *e, size_t target, uint8_t *buf, size_t len, struc
 						"%s: section '%s': relocation %zu refers to symbol %llu of %zu",
 						e->path, rs->name, i, (unsigned long long)sym, e->nsyms);
 			s = e->syms[sym].value;
+			if (e->syms[sym].shndx < e->nsec)	/* ET_REL: distinct section addresses */
+				s += belf_section_addr(e, e->syms[sym].shndx);
 			if (!rela)
 				add = get_n(e, buf + off, ki.width);
 			v = get_n(e, buf + off, ki.width);

@@ -153,6 +153,7 @@ void belf_close(struct belf *e)
 	mem_free(e->cache);
 	mem_free(e->secs);
 	mem_free(e->syms);
+	mem_free(e->rel_addr);
 	if (e->elf)
 		elf_end(e->elf);
 	if (e->map)
@@ -264,7 +265,33 @@ int belf_load_syms(struct belf *e, struct diag *d)
 		s->other = sym.st_other;
 	}
 	e->nsyms = n;
+	if (e->etype == ET_REL) {
+		uint64_t next = 0;
+
+		e->rel_addr = mem_array(e->nsec ? e->nsec : 1, sizeof(*e->rel_addr));
+		if (!e->rel_addr)
+			return diag_err(d, ENOMEM, "%s: out of memory", e->path);
+		for (i = 1; i < e->nsec; i++) {
+			const struct belf_section *s = &e->secs[i];
+			uint64_t al = s->addralign > 1 ? s->addralign : 1;
+
+			if (!(s->flags & SHF_ALLOC))
+				continue;
+			next = (next + al - 1) / al * al;
+			e->rel_addr[i] = next;
+			next += s->size;
+		}
+	}
 	return 0;
+}
+
+uint64_t belf_section_addr(const struct belf *e, size_t idx)
+{
+	if (idx >= e->nsec)
+		return 0;
+	if (e->etype == ET_REL)
+		return e->rel_addr ? e->rel_addr[idx] : 0;
+	return e->secs[idx].addr;
 }
 
 size_t belf_nsyms(const struct belf *e) { return e->nsyms; }

@@ -55,6 +55,15 @@ int belf_raw(struct belf *e, size_t idx, struct bslice *out, struct diag *d);
  */
 int belf_debug(struct belf *e, const char *name, struct bslice *out, struct diag *d);
 
+/*
+ * The address a section is taken to load at.  Its sh_addr, except in ET_REL
+ * files, where every allocated section has address 0: there they get
+ * distinct, non-overlapping addresses (laid out in section order, as
+ * libdwfl does), so that DWARF addresses from different sections (applied
+ * through relocations, see belf_debug) never collide.
+ */
+uint64_t belf_section_addr(const struct belf *e, size_t idx);
+
 /* Symbols of SHT_SYMTAB (or SHT_DYNSYM if there is no symtab). */
 size_t belf_nsyms(const struct belf *e);
 int belf_load_syms(struct belf *e, struct diag *d);

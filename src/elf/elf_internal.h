@@ -23,6 +23,7 @@ struct belf {
 	size_t nsec, shstrndx;
 	struct belf_section *secs;
 	struct belf_cache *cache;	/* per section: prepared debug data */
+	uint64_t *rel_addr;		/* ET_REL: per-section layout address */
 	struct belf_sym *syms;
 	size_t nsyms;
 	bool syms_loaded;

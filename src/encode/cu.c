@@ -1557,9 +1557,17 @@ static int select_vars(struct enc_worker *w)
 		v->addr -= sy->percpu_base;
 		if (!(ps = percpu_find(sy, v->addr)))
 			continue;
-		if (!v->addr && (!v->name || strcmp(v->name, ps->name)))
+		/*
+		 * Address 0 of a linked image is also where "special" variables
+		 * sit: there the DIE's own name must agree (pahole 1.24).  In
+		 * ET_REL files pahole's addresses (libdwfl's section layout)
+		 * are not 0, so the check does not apply.
+		 */
+		if (!v->addr && !w->ctx->syms->is_rel && (!v->name || strcmp(v->name, ps->name)))
 			continue;
 		if (v->spec) {
+			/* A definition of a declared variable: type and linkage are the
+			 * declaration's. */
 			if (!spec && !(spec = mem_alloc(sizeof(*spec)))) {
 				err = -ENOMEM;
 				break;

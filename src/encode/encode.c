@@ -102,6 +102,7 @@ static int syms_load(struct enc_syms *sy, struct belf *e, struct diag *d)
 
 	memset(sy, 0, sizeof(*sy));
 	param_regs(sy, belf_machine(e));
+	sy->is_rel = belf_type(e) == ET_REL;
 	if ((err = strset_init(&sy->funcs, false)) || strset_init(&sy->funcs_prefix, false) ||
 	    strset_init(&sy->ambiguous, false))
 		return diag_err(d, ENOMEM, "out of memory");
@@ -110,8 +111,7 @@ static int syms_load(struct enc_syms *sy, struct belf *e, struct diag *d)
 	n = belf_nsyms(e);
 	if (pidx) {
 		sy->have_percpu = true;
-		if (belf_type(e) != ET_REL)
-			sy->percpu_base = belf_section(e, pidx)->addr;
+		sy->percpu_base = belf_section_addr(e, pidx);
 	}
 	for (i = 0; i < n; i++) {
 		const struct belf_sym *s = belf_sym(e, i);
@@ -136,7 +136,9 @@ static int syms_load(struct enc_syms *sy, struct belf *e, struct diag *d)
 		} else if (pidx && s->type == STT_OBJECT && s->shndx == pidx && s->size) {
 			if (VEC_RESERVE(sy->percpu, cap, sy->npercpu + 1))
 				return diag_err(d, ENOMEM, "out of memory");
-			sy->percpu[sy->npercpu].addr = s->value - sy->percpu_base;
+			/* symbol values are section-relative in ET_REL files */
+			sy->percpu[sy->npercpu].addr = belf_type(e) == ET_REL ? s->value
+							       : s->value - sy->percpu_base;
 			sy->percpu[sy->npercpu].size = s->size;
 			sy->percpu[sy->npercpu].name = s->name;
 			sy->npercpu++;

@@ -22,6 +22,7 @@ struct enc_syms {
 	} *percpu;
 	size_t npercpu;
 	bool have_percpu;		/* the file has .data..percpu */
+	bool is_rel;			/* ET_REL (a module) */
 	uint64_t percpu_base;		/* section address (0 for ET_REL) */
 };
 

@@ -15,6 +15,13 @@ TEST(leb128)
 	p = t;
 	dw_uleb(&p, t + 1);
 	CHECK(p > t + 1);	/* truncated: reported as overrun */
+	{
+		/* INT64_MIN: the sign bit lands at shift 63 (UBSan caught this). */
+		static const uint8_t m[] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x7f };
+
+		p = m;
+		CHECK(dw_sleb(&p, m + sizeof(m)) == INT64_MIN);
+	}
 }
 
 TEST(expr_classify)

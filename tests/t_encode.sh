@@ -116,6 +116,10 @@ if C=$(BTFC_NO_FETCH=${BTFC_NO_FETCH:-} "$ROOT/scripts/corpus.sh" 2>/dev/null); 
 		check "modern output: BPF_BTF_LOAD" "$ROOT/${O:-build}/btf-load" "$WORK/vm-modern.btf"
 	else skip "BPF_BTF_LOAD not permitted"; fi
 
+	# decl_tag_kfuncs: the kfuncs of .BTF_ids set8 kfunc sets, and only those.
+	"$BTFC" encode --kfunc-tags -j2 "$C/vmlinux" -o "$WORK/vm-kf.btf" && "$BTFC" dump "$WORK/vm-kf.btf" > "$WORK/vm-kf.raw"
+	check "kfunc decl tags match .BTF_ids" python3 "$ROOT/tests/tools/kfunc_check.py" "$C/vmlinux" "$WORK/vm-kf.raw"
+
 	n=0
 	for m in $(awk 'NR % 97 == 5' "$C/modules.txt" | head -${MODULES:-12}); do
 		rel=${m#*/lib/modules/*/}

@@ -26,16 +26,17 @@ static const char usage_text[] =
 	"  --no-vars              no per-CPU VARs / DATASEC\n"
 	"  --lang-exclude LIST    skip units in these languages (default: rust)\n"
 	"  --force                skip invalid variables instead of failing\n"
+	"  --kfunc-tags           tag kfuncs (from .BTF_ids sets) \"bpf_kfunc\"/\"bpf_fastcall\"\n"
 	"  --no-dedup             write the merged BTF without deduplication\n"
 	"  -j N, --jobs N         threads (default: all CPUs); output is the same for any N\n"
 	"  --list FILE            more inputs, one path per line ('-' = stdin)\n"
 	"  --distilled-base       with --base, in place: also write .BTF.base (libbpf's\n"
 	"                         distilled base) so the module can be relocated onto\n"
 	"                         another vmlinux; .BTF is then split on .BTF.base\n"
-	"  With several inputs (batch mode) the base is loaded once, inputs are encoded\n"
-	"  in parallel, each exactly as alone; -o then names a directory (OUT/NAME.btf).\n"
 	"  --stats                print per-phase times and counts to stderr\n"
-	"  -v, --verbose          notes about what was dropped or degraded, and why\n";
+	"  -v, --verbose          notes about what was dropped or degraded, and why\n"
+	"  With several inputs (batch mode) the base is loaded once, inputs are encoded\n"
+	"  in parallel, each exactly as alone; -o then names a directory (OUT/NAME.btf).\n";
 
 static void log_line(void *ctx, const char *line)
 {
@@ -231,7 +232,7 @@ out:
 int cmd_encode(int argc, char **argv)
 {
 	enum { O_BASE = 256, O_COMPAT, O_NOFLOATS, O_NOENUM64, O_NOVARS, O_LANGX, O_FORCE,
-	       O_NODEDUP, O_STATS, O_LIST, O_DISTILL };
+	       O_NODEDUP, O_STATS, O_LIST, O_DISTILL, O_KFUNCS };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "base", required_argument, NULL, O_BASE },
@@ -246,6 +247,7 @@ int cmd_encode(int argc, char **argv)
 		{ "stats", no_argument, NULL, O_STATS },
 		{ "list", required_argument, NULL, O_LIST },
 		{ "distilled-base", no_argument, NULL, O_DISTILL },
+		{ "kfunc-tags", no_argument, NULL, O_KFUNCS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -291,6 +293,7 @@ int cmd_encode(int argc, char **argv)
 		case O_STATS: stats = true; break;
 		case O_LIST: list = optarg; break;
 		case O_DISTILL: o.distilled_base = true; break;
+		case O_KFUNCS: o.decl_tag_kfuncs = true; break;
 		case 'j':
 			if (!(o.jobs = cli_jobs(optarg)))
 				return cli_fail("encode: bad thread count '%s'", optarg);

@@ -94,6 +94,8 @@ static bool non_fn_suffix(const char *dot)
 	return dot && (strstr(dot, ".cold") || strstr(dot, ".part"));
 }
 
+static int kfuncs_load(struct enc_syms *sy, struct belf *e, struct diag *d);
+
 static int syms_load(struct enc_syms *sy, struct belf *e, struct diag *d)
 {
 	size_t i, n, pidx = belf_find(e, PERCPU_SECTION), cap = 0, nfa = 0, facap = 0;
@@ -104,7 +106,7 @@ static int syms_load(struct enc_syms *sy, struct belf *e, struct diag *d)
 	param_regs(sy, belf_machine(e));
 	sy->is_rel = belf_type(e) == ET_REL;
 	if ((err = strset_init(&sy->funcs, false)) || strset_init(&sy->funcs_prefix, false) ||
-	    strset_init(&sy->ambiguous, false))
+	    strset_init(&sy->ambiguous, false) || strset_init(&sy->kfuncs, false))
 		return diag_err(d, ENOMEM, "out of memory");
 	if ((err = belf_load_syms(e, d)))
 		return err;
@@ -157,11 +159,80 @@ static int syms_load(struct enc_syms *sy, struct belf *e, struct diag *d)
 			return diag_err(d, ENOMEM, "out of memory");
 		}
 	mem_free(fa);
-	return 0;
+	return kfuncs_load(sy, e, d);
+}
+
+#define BTF_SET8_KFUNCS (1u << 0)
+#define KF_FASTCALL (1u << 12)
+
+/*
+ * kfuncs (pahole's decl_tag_kfuncs): .BTF_ids holds btf_id_set8 {u32 cnt,
+ * flags; {u32 id, flags} pairs[]} sets; one with BTF_SET8_KFUNCS names, by
+ * __BTF_ID__func__NAME__N symbols inside it, the kfuncs and their flags.
+ */
+static int kfuncs_load(struct enc_syms *sy, struct belf *e, struct diag *d)
+{
+	size_t idx = belf_find(e, ".BTF_ids"), i, n = belf_nsyms(e), nr = 0, cap = 0;
+	uint64_t base = belf_type(e) == ET_REL ? 0 : belf_section(e, idx)->addr;
+	struct { uint64_t lo, hi; } *ranges = NULL;
+	struct bslice sec;
+	int err = 0;
+
+	if (!idx)
+		return 0;
+	if ((err = belf_raw(e, idx, &sec, d)))
+		return err;
+#define RD32(off) (belf_big_endian(e) ? __builtin_bswap32(load32(sec.p + (off))) : load32(sec.p + (off)))
+	for (i = 0; i < n; i++) {
+		const struct belf_sym *s = belf_sym(e, i);
+		uint64_t off = s->value - base;
+
+		if (s->shndx != idx || strncmp(s->name, "__BTF_ID__set8__", 16) || off + 8 > sec.len)
+			continue;
+		if (!(RD32(off + 4) & BTF_SET8_KFUNCS))
+			continue;
+		if (VEC_RESERVE(ranges, cap, nr + 1)) {
+			err = diag_err(d, ENOMEM, "out of memory");
+			goto out;
+		}
+		ranges[nr].lo = off;
+		ranges[nr].hi = off + s->size;
+		nr++;
+	}
+	for (i = 0; i < n && nr; i++) {
+		const struct belf_sym *s = belf_sym(e, i);
+		uint64_t off = s->value - base;
+		const char *name, *end;
+		size_t k;
+		int64_t so;
+
+		if (s->shndx != idx || strncmp(s->name, "__BTF_ID__func__", 16) || off + 8 > sec.len)
+			continue;
+		for (k = 0; k < nr && !(off >= ranges[k].lo && off < ranges[k].hi); k++)
+			;
+		if (k == nr)
+			continue;
+		name = s->name + 16;
+		end = strrchr(name, '_');	/* NAME__N: drop the "__N" */
+		if (!end || end - name < 2 || end[-1] != '_')
+			continue;
+		so = strset_add(&sy->kfuncs, name, (size_t)(end - 1 - name));
+		if (so < 0 || VEC_RESERVE(sy->kfunc_flags, sy->kfunc_flags_cap, (size_t)so + 1)) {
+			err = diag_err(d, ENOMEM, "out of memory");
+			goto out;
+		}
+		sy->kfunc_flags[so] = RD32(off + 4);
+	}
+#undef RD32
+out:
+	mem_free(ranges);
+	return err;
 }
 
 static void syms_free(struct enc_syms *sy)
 {
+	strset_free(&sy->kfuncs);
+	mem_free(sy->kfunc_flags);
 	strset_free(&sy->funcs);
 	strset_free(&sy->funcs_prefix);
 	strset_free(&sy->ambiguous);
@@ -420,6 +491,25 @@ static int modern_save(struct run *r, const struct cu_frag *f, const struct frag
 	return 0;
 }
 
+/* decl_tag_kfuncs: tag FUNC func_id of name if it is a kfunc. */
+static int kfunc_tags(struct run *r, const char *name, uint32_t func_id)
+{
+	const struct enc_syms *sy = r->ctx.syms;
+	int64_t so;
+	uint32_t flags;
+	int id;
+
+	if (!r->ctx.o->decl_tag_kfuncs || !r->ctx.o->decl_tags ||
+	    (so = strset_find(&sy->kfuncs, name, strlen(name))) < 0)
+		return 0;
+	flags = sy->kfunc_flags[so];
+	if ((id = btf_add_decl_tag(r->out, "bpf_kfunc", func_id, -1)) < 0)
+		return id;
+	if ((flags & KF_FASTCALL) && (id = btf_add_decl_tag(r->out, "bpf_fastcall", func_id, -1)) < 0)
+		return id;
+	return 0;
+}
+
 static int merge_frag(struct run *r, const struct cu_frag *f)
 {
 	uint32_t i;
@@ -459,7 +549,8 @@ static int merge_frag(struct run *r, const struct cu_frag *f)
 			continue;
 		if (strset_add(&r->generated, ff->name, len) < 0)
 			return -ENOMEM;
-		if ((err = merge_range(r, f, ff->first, ff->last)))
+		if ((err = merge_range(r, f, ff->first, ff->last)) ||
+		    (err = kfunc_tags(r, ff->name, r->idmap[ff->first + 1])))
 			return err;
 		r->st->funcs++;
 	}
@@ -589,6 +680,8 @@ static int modern_emit(struct run *r)
 			if ((id = btf_add_raw(r->out, tag, 16)) < 0)
 				return id;
 		}
+		if ((id = kfunc_tags(r, st->name, func)) < 0)
+			return id;
 		r->st->funcs++;
 	}
 	return 0;

@@ -30,6 +30,7 @@ struct enc_opts {
 	bool enum64;		/* ENUM64 for 8-byte enums (else truncated ENUM) */
 	bool vars;		/* per-CPU VARs + .data..percpu DATASEC */
 	bool decl_tags, type_tags;
+	bool decl_tag_kfuncs;	/* "bpf_kfunc"/"bpf_fastcall" tags from .BTF_ids kfunc sets */
 	bool force;		/* skip invalid variables instead of failing */
 	bool consistent_func;	/* modern: drop functions with mismatching prototypes */
 	bool no_dedup;		/* return the merged, undeduplicated BTF */

@@ -23,6 +23,9 @@ struct enc_syms {
 	size_t npercpu;
 	bool have_percpu;		/* the file has .data..percpu */
 	bool is_rel;			/* ET_REL (a module) */
+	struct strset kfuncs;		/* kfuncs named by .BTF_ids set8 kfunc sets */
+	uint32_t *kfunc_flags;		/* by kfuncs offset: the set entry's flags */
+	size_t kfunc_flags_cap;
 	uint64_t percpu_base;		/* section address (0 for ET_REL) */
 };
 

@@ -138,7 +138,7 @@ struct enc_worker {
 	int64_t *open;
 	int *open_kind;		/* 0 type, 1 function, -1 none */
 	size_t open_cap;
-	struct str_cache scache_addr, scache_text;
+	struct str_cache scache_text;
 	/* Current unit. */
 	struct enc_ctx *ctx;
 	const struct dw_unit *unit;
@@ -169,7 +169,6 @@ void enc_worker_free(struct enc_worker *w)
 	mem_free(w->count);
 	mem_free(w->open);
 	mem_free(w->open_kind);
-	scache_free(&w->scache_addr);
 	scache_free(&w->scache_text);
 	mem_free(w);
 }
@@ -1132,42 +1131,45 @@ static int scache_put(struct str_cache *c, uint32_t h, const char *s, size_t len
 	return 0;
 }
 
-/* Global string offset of s (NULL or "" -> 0), or a negative errno. */
+/*
+ * Global string offset of s (NULL or "" -> 0), or a negative errno.
+ * Strings of .debug_str are looked up by their position in a table shared
+ * by all workers (one relaxed atomic word per byte of .debug_str; racing
+ * fills store the same value); the others (inline DW_FORM_string names,
+ * the alternate file's) by content in the worker's cache.
+ */
 static int64_t str_off(struct enc_worker *w, const char *s)
 {
 	const struct bslice *ds = &w->ctx->in->dw_str;
-	bool in_str = ds->len && (const uint8_t *)s >= ds->p && (const uint8_t *)s < ds->p + ds->len;
-	uint32_t h = 0;
-	size_t len, slot;
-	uint32_t off;
+	uint32_t *direct = w->ctx->str_direct;
+	size_t pos = (size_t)((const uint8_t *)s - ds->p), len, slot;
+	bool in_str = direct && (const uint8_t *)s >= ds->p && pos < ds->len;
+	uint32_t off, ht;
 	int64_t r;
 
 	if (!s || !*s)
 		return 0;
-	if (!w->scache_addr.cap && (scache_grow(&w->scache_addr) || scache_grow(&w->scache_text)))
-		return -ENOMEM;
 	if (in_str) {
-		h = (uint32_t)hash_mix((uint64_t)(uintptr_t)s);
-		if (scache_find(&w->scache_addr, h, s, 0, true, &slot, &off))
-			return off;
-	}
-	len = strlen(s);
-	{
-		uint32_t ht = (uint32_t)hash_bytes(s, len);
+		uint32_t v = __atomic_load_n(&direct[pos], __ATOMIC_RELAXED);
 
-		if (scache_find(&w->scache_text, ht, s, len, false, &slot, &off)) {
-			if (in_str && scache_put(&w->scache_addr, h, s, 0, off))
-				return -ENOMEM;
-			return off;
-		}
+		if (v)
+			return v - 1;
+	}
+	if (!w->scache_text.cap && scache_grow(&w->scache_text))
+		return -ENOMEM;
+	len = strlen(s);
+	ht = (uint32_t)hash_bytes(s, len);
+	if (scache_find(&w->scache_text, ht, s, len, false, &slot, &off)) {
+		r = off;
+	} else {
 		r = intern_slow(w, s, len);
 		if (r < 0)
 			return r;
 		if (scache_put(&w->scache_text, ht, s, len, (uint32_t)r))
 			return -ENOMEM;
 	}
-	if (in_str && scache_put(&w->scache_addr, h, s, 0, (uint32_t)r))
-		return -ENOMEM;
+	if (in_str)
+		__atomic_store_n(&direct[pos], (uint32_t)r + 1, __ATOMIC_RELAXED);
 	return r;
 }
 

@@ -746,6 +746,11 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	r.ctx.syms = &syms;
 	r.ctx.out = r.out;
 	r.ctx.str_lock = &str_lock;
+	/* Zeroed pages cost nothing until a string at that position is used. */
+	if (in->dw_str.len && !(r.ctx.str_direct = mem_array(in->dw_str.len, sizeof(uint32_t)))) {
+		err = diag_err(d, ENOMEM, "out of memory");
+		goto out;
+	}
 	for (w = 0; w < jobs; w++)
 		if (!(r.w[w] = enc_worker_new())) {
 			err = diag_err(d, ENOMEM, "out of memory");
@@ -793,6 +798,7 @@ out:
 			enc_worker_free(r.w[w]);
 	mem_free(r.w);
 	mem_free(r.idmap);
+	mem_free(r.ctx.str_direct);
 	mem_free(r.si);
 	strset_free(&r.generated);
 	strset_free(&r.fnames);

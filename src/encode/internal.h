@@ -75,6 +75,7 @@ struct enc_ctx {
 	const struct enc_syms *syms;
 	struct btf *out;		/* strings are interned here, under str_lock */
 	pthread_mutex_t *str_lock;
+	uint32_t *str_direct;		/* .debug_str position -> out offset + 1 */
 };
 
 struct enc_worker;

@@ -225,6 +225,10 @@ static uint64_t get_n(const struct belf *e, const uint8_t *p, int w)
 	uint64_t v = 0;
 	int i;
 
+	if (!e->swap && w == 8)
+		return load64(p);
+	if (!e->swap && w == 4)
+		return load32(p);
 	if (e->big)
 		for (i = 0; i < w; i++)
 			v = v << 8 | p[i];
@@ -238,6 +242,14 @@ static void put_n(const struct belf *e, uint8_t *p, int w, uint64_t v)
 {
 	int i;
 
+	if (!e->swap && w == 8) {
+		store64(p, v);
+		return;
+	}
+	if (!e->swap && w == 4) {
+		store32(p, (uint32_t)v);
+		return;
+	}
 	if (e->big)
 		for (i = w - 1; i >= 0; i--, v >>= 8)
 			p[i] = (uint8_t)v;
@@ -256,39 +268,40 @@ int belf_relocate(struct belf *e, size_t target, uint8_t *buf, size_t len, struc
 	for (ri = 1; ri < e->nsec; ri++) {
 		const struct belf_section *rs = &e->secs[ri];
 		bool rela = rs->type == SHT_RELA;
-		Elf_Data *data;
-		size_t i, n;
+		const uint8_t *rp;
+		size_t i, n, step;
 
 		if ((rs->type != SHT_RELA && rs->type != SHT_REL) || rs->info != target)
 			continue;
-		data = elf_getdata(elf_getscn(e->elf, ri), NULL);
-		if (!data)
-			return diag_err(d, EINVAL, "%s: section '%s': unreadable relocations: %s",
-					e->path, rs->name, elf_errmsg(-1));
-		n = rs->entsize ? rs->size / rs->entsize : 0;
-		for (i = 0; i < n; i++) {
-			uint64_t off, sym, type, add = 0, s, v;
+		{
+			size_t esz = (e->cls == 64 ? 8 : 4) * (rela ? 3 : 2);
+			struct bslice raw;
+
+			if ((err = belf_raw(e, ri, &raw, d)))
+				return err;
+			rp = raw.p;
+			n = raw.len / esz;
+			step = esz;
+		}
+		for (i = 0; i < n; i++, rp += step) {
+			uint64_t off, sym, type, add = 0, s, v, info;
 			struct rinfo ki;
 
-			if (rela) {
-				GElf_Rela r;
-
-				if (!gelf_getrela(data, (int)i, &r))
-					return diag_err(d, EINVAL, "%s: '%s' entry %zu unreadable", e->path,
-							rs->name, i);
-				off = r.r_offset;
-				add = (uint64_t)r.r_addend;
-				sym = GELF_R_SYM(r.r_info);
-				type = GELF_R_TYPE(r.r_info);
+			/* Entries read straight from the file (gelf_getrela per entry is slow). */
+			if (e->cls == 64) {
+				off = rd64(e, rp);
+				info = rd64(e, rp + 8);
+				if (rela)
+					add = rd64(e, rp + 16);
+				sym = info >> 32;
+				type = info & 0xffffffff;
 			} else {
-				GElf_Rel r;
-
-				if (!gelf_getrel(data, (int)i, &r))
-					return diag_err(d, EINVAL, "%s: '%s' entry %zu unreadable", e->path,
-							rs->name, i);
-				off = r.r_offset;
-				sym = GELF_R_SYM(r.r_info);
-				type = GELF_R_TYPE(r.r_info);
+				off = rd32(e, rp);
+				info = rd32(e, rp + 4);
+				if (rela)
+					add = (uint64_t)(int64_t)(int32_t)rd32(e, rp + 8);
+				sym = info >> 8;
+				type = info & 0xff;
 			}
 			if (e->machine == EM_MIPS)
 				type &= 0xff;

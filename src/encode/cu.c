@@ -436,7 +436,46 @@ enum { OPEN_NONE = -1, OPEN_TYPE = 0, OPEN_FUNC = 1, OPEN_MEMBER = 2, OPEN_PARAM
 
 static int set_open(struct enc_worker *w, int depth, int kind, int64_t idx);
 
-static int add_member(struct enc_worker *w, uint32_t parent, const struct dw_die *die)
+/* A member's attributes, gathered in one pass (members are 40% of all DIEs). */
+struct member_attrs {
+	const char *name;
+	const struct dw_attr *type, *loc, *bit_size, *data_bit_offset, *bit_offset, *byte_size;
+	bool skip;	/* C++ static member: external or declaration */
+};
+
+static void member_attrs(const struct dw_die *die, struct member_attrs *m)
+{
+	unsigned i;
+
+	memset(m, 0, sizeof(*m));
+	for (i = 0; i < die->nattr; i++) {
+		const struct dw_attr *a = &die->attr[i];
+
+		switch (a->at) {
+		case DW_AT_name: if (a->cls == DW_CL_STRING) m->name = a->str; break;
+		case DW_AT_type: m->type = a; break;
+		case DW_AT_data_member_location: m->loc = a; break;
+		case DW_AT_bit_size: m->bit_size = a; break;
+		case DW_AT_data_bit_offset: m->data_bit_offset = a; break;
+		case DW_AT_bit_offset: m->bit_offset = a; break;
+		case DW_AT_byte_size: m->byte_size = a; break;
+		case DW_AT_external: case DW_AT_declaration:
+			m->skip |= a->cls == DW_CL_FLAG && a->u;
+			break;
+		}
+	}
+}
+
+static bool const_val(const struct dw_attr *a, uint64_t *v)
+{
+	if (!a || (a->cls != DW_CL_CONST && a->cls != DW_CL_SCONST))
+		return false;
+	*v = a->u;
+	return true;
+}
+
+static int add_member(struct enc_worker *w, uint32_t parent, const struct dw_die *die,
+		      const struct member_attrs *m)
 {
 	struct ir_child *c = new_child(w, parent, CH_MEMBER);
 	uint64_t loc = 0, v;
@@ -446,21 +485,24 @@ static int add_member(struct enc_worker *w, uint32_t parent, const struct dw_die
 	/* Annotations under the member: the struct's tag, component = position. */
 	if (set_open(w, die->depth, OPEN_MEMBER, (int64_t)parent << 20 | w->types[parent].nmemb++))
 		return -ENOMEM;
-	c->name = dw_name(die);
-	c->ref = dw_ref(w->ctx->in->dw, die, DW_AT_type);
-	if (dw_udata(die, DW_AT_bit_size, &v))
+	c->name = m->name;
+	if (m->type)
+		c->ref = m->type->cls == DW_CL_SIG ? dw_sig_lookup(w->ctx->in->dw, m->type->u)
+		       : m->type->cls == DW_CL_REF ? m->type->u : 0;
+	if (const_val(m->bit_size, &v))
 		c->bit_size = (uint32_t)v;
-	if (dw_udata(die, DW_AT_data_bit_offset, &v)) {
+	if (const_val(m->data_bit_offset, &v)) {
 		c->bit_offset = v;
 		return 0;
 	}
-	data_loc(die, &loc);
+	if (m->loc)
+		data_loc(die, &loc);
 	c->bit_offset = loc * 8;
-	if (dw_udata(die, DW_AT_bit_offset, &v) && c->bit_size) {
+	if (const_val(m->bit_offset, &v) && c->bit_size) {
 		/* DWARF 2/3 bitfield: bit_offset counts from the storage unit's MSB. */
 		uint64_t unit;
 
-		if (!dw_udata(die, DW_AT_byte_size, &unit))
+		if (!const_val(m->byte_size, &unit))
 			unit = type_byte_size(w, c->ref);
 		if (belf_big_endian(w->ctx->in->elf))
 			c->bit_offset += v;
@@ -807,9 +849,12 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 		break;
 	case DW_TAG_member:
 		if (pk == 0 && (w->types[pidx].kind == IR_STRUCT || w->types[pidx].kind == IR_UNION)) {
-			if (dw_flag(die, DW_AT_external) || dw_flag(die, DW_AT_declaration))
+			struct member_attrs m;
+
+			member_attrs(die, &m);
+			if (m.skip)
 				return 0;	/* C++ static member */
-			return add_member(w, (uint32_t)pidx, die);
+			return add_member(w, (uint32_t)pidx, die, &m);
 		}
 		return 0;
 	case DW_TAG_enumerator:

@@ -24,6 +24,11 @@ char *mem_strdup(const char *s);
  * is set once by the CLI from BTFC_FAIL_ALLOC before any work starts.
  */
 void mem_fail_after(unsigned long n);
+/*
+ * Allocations counted since mem_fail_after() (ULONG_MAX: count, never
+ * fail), for sizing fault-injection runs (BTFC_COUNT_ALLOC in the CLI).
+ */
+unsigned long mem_alloc_count(void);
 
 /*
  * Grow *data (an array of elem-sized items with capacity *cap) so that it
@@ -32,7 +37,8 @@ void mem_fail_after(unsigned long n);
  */
 int mem_grow(void **data, size_t *cap, size_t elem, size_t need);
 
+/* The common case (room left) costs a compare, not a call. */
 #define VEC_RESERVE(ptr, cap, need) \
-	mem_grow((void **)&(ptr), &(cap), sizeof(*(ptr)), (need))
+	((size_t)(need) <= (cap) ? 0 : mem_grow((void **)&(ptr), &(cap), sizeof(*(ptr)), (need)))
 
 #endif

@@ -434,7 +434,7 @@ static uint64_t type_byte_size(struct enc_worker *w, uint64_t ref)
 enum { OPEN_NONE = -1, OPEN_TYPE = 0, OPEN_FUNC = 1, OPEN_MEMBER = 2, OPEN_PARAM = 3,
        OPEN_VAR = 4 };
 
-static int set_open(struct enc_worker *w, int depth, int kind, int64_t idx);
+static inline int set_open(struct enc_worker *w, int depth, int kind, int64_t idx);
 
 /* A member's attributes, gathered in one pass (members are 40% of all DIEs). */
 struct member_attrs {
@@ -665,23 +665,27 @@ static bool is_float_name_ok(unsigned enc)
 }
 
 /* Open container bookkeeping: which IR entry receives children at depth+1. */
-static int set_open(struct enc_worker *w, int depth, int kind, int64_t idx)
+static int __attribute__((noinline)) open_grow(struct enc_worker *w, int depth)
 {
-	if ((size_t)depth + 2 > w->open_cap) {
-		size_t cap = w->open_cap, ncap = (size_t)depth * 2 + 16;
-		int64_t *o = mem_realloc(w->open, ncap * sizeof(*o));
-		int *k;
+	size_t ncap = (size_t)depth * 2 + 16;
+	int64_t *o = mem_realloc(w->open, ncap * sizeof(*o));
+	int *k;
 
-		if (!o)
-			return -ENOMEM;
-		w->open = o;
-		k = mem_realloc(w->open_kind, ncap * sizeof(*k));
-		if (!k)
-			return -ENOMEM;
-		w->open_kind = k;
-		w->open_cap = ncap;
-		(void)cap;
-	}
+	if (!o)
+		return -ENOMEM;
+	w->open = o;
+	k = mem_realloc(w->open_kind, ncap * sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	w->open_kind = k;
+	w->open_cap = ncap;
+	return 0;
+}
+
+static inline int set_open(struct enc_worker *w, int depth, int kind, int64_t idx)
+{
+	if (unlikely((size_t)depth + 2 > w->open_cap) && open_grow(w, depth))
+		return -ENOMEM;
 	w->open[depth] = idx;
 	w->open_kind[depth] = kind;
 	return 0;

@@ -299,15 +299,42 @@ static int convert_one(void *p, unsigned worker, size_t i)
  * may refer forward inside the range); references before the range were
  * mapped by earlier calls.  Strings already are out's.
  */
-/* Rewrite a copied record's type ids through the unit's id map. */
+/*
+ * Rewrite a copied record's type ids through the unit's id map: the
+ * fields of doc section 1.7, spelled out per kind (this runs for every
+ * record of every unit, and the generic iterator costs twice as much).
+ */
 static void remap_ids(struct run *r, struct btf_type *t)
 {
-	struct btf_field_iter it;
-	uint32_t *fld;
+	const uint32_t *m = r->idmap;
+	uint32_t i, n = btf_vlen(t);
 
-	btf_field_iter_init(&it, t, BTF_FIELD_IDS);
-	while ((fld = btf_field_iter_next(&it)))
-		*fld = r->idmap[*fld];
+	switch (btf_kind(t)) {
+	case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG: case BTF_KIND_FWD:
+		t->type = m[t->type];
+		break;
+	case BTF_KIND_ARRAY:
+		btf_array(t)->type = m[btf_array(t)->type];
+		btf_array(t)->index_type = m[btf_array(t)->index_type];
+		break;
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		for (i = 0; i < n; i++)
+			btf_members(t)[i].type = m[btf_members(t)[i].type];
+		break;
+	case BTF_KIND_FUNC_PROTO:
+		t->type = m[t->type];
+		for (i = 0; i < n; i++)
+			btf_params(t)[i].type = m[btf_params(t)[i].type];
+		break;
+	case BTF_KIND_DATASEC:
+		for (i = 0; i < n; i++)
+			btf_secinfos(t)[i].type = m[btf_secinfos(t)[i].type];
+		break;
+	default:	/* INT, ENUM, ENUM64, FLOAT: no type ids */
+		break;
+	}
 }
 
 static int merge_range(struct run *r, const struct cu_frag *f, uint32_t first, uint32_t last)
@@ -319,18 +346,14 @@ static int merge_range(struct run *r, const struct cu_frag *f, uint32_t first, u
 	for (id = first; id <= last; id++) {
 		const uint32_t *rec = f->words + f->recs[id - 1];
 		size_t end = id < f->nrecs ? f->recs[id] : f->nwords;
-		struct btf_field_iter it;
 		struct btf_type *t;
-		uint32_t *fld;
 		int nid;
 
 		nid = btf_add_raw(r->out, (const struct btf_type *)rec, (end - f->recs[id - 1]) * 4);
 		if (nid < 0)
 			return nid;
 		t = btf_type_mut(r->out, (uint32_t)nid);
-		btf_field_iter_init(&it, t, BTF_FIELD_IDS);
-		while ((fld = btf_field_iter_next(&it)))
-			*fld = r->idmap[*fld];
+		remap_ids(r, t);
 	}
 	return 0;
 }

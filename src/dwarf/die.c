@@ -421,27 +421,14 @@ decode_fast(const struct dctx *x, const struct dw_abbrev *ab, const uint8_t **pp
 	return 0;
 }
 
-static inline int decode_one(const struct dctx *x, const uint8_t **pp, const uint8_t *end,
-			     const uint8_t *sec, struct dw_die *die, const struct dw_abbrev **abp)
+/* Decode (die != NULL) or skip the attribute values of a DIE of abbreviation ab. */
+static inline int decode_body(const struct dctx *x, const uint8_t **pp, const uint8_t *end,
+			      uint64_t die_off, const struct dw_abbrev *ab, struct dw_die *die)
 {
 	const uint8_t *p = *pp;
-	uint64_t die_off = (uint64_t)(p - sec) | (x->u->in_types ? DW_REF_TYPES : 0) | x->altbit;
-	uint64_t code = dw_uleb(&p, end);
-	const struct dw_abbrev *ab = NULL;
 	unsigned i;
 	int err;
 
-	if (p > end)
-		return bad(x, die_off, "abbreviation code runs past the unit end", ~0u);
-	if (code == 0) {
-		*pp = p;
-		*abp = NULL;
-		return 0;
-	}
-	ab = dw_abbrev_find(x->u->abbrevs, code);
-	if (unlikely(!ab))
-		return bad(x, die_off, "abbreviation code not in the unit's table: code", (unsigned)code);
-	*abp = ab;
 	if (die) {
 		die->off = die_off;
 		die->tag = ab->tag;
@@ -479,6 +466,37 @@ static inline int decode_one(const struct dctx *x, const uint8_t **pp, const uin
 	}
 	*pp = p;
 	return 1;
+}
+
+/* Read a DIE's abbreviation code: 1 with *abp set, 0 for a null entry, or an error. */
+static inline int decode_code(const struct dctx *x, const uint8_t **pp, const uint8_t *end,
+			      uint64_t die_off, const struct dw_abbrev **abp)
+{
+	const uint8_t *p = *pp;
+	uint64_t code = dw_uleb(&p, end);
+
+	if (p > end)
+		return bad(x, die_off, "abbreviation code runs past the unit end", ~0u);
+	*pp = p;
+	if (code == 0) {
+		*abp = NULL;
+		return 0;
+	}
+	*abp = dw_abbrev_find(x->u->abbrevs, code);
+	if (unlikely(!*abp))
+		return bad(x, die_off, "abbreviation code not in the unit's table: code", (unsigned)code);
+	return 1;
+}
+
+static inline int decode_one(const struct dctx *x, const uint8_t **pp, const uint8_t *end,
+			     const uint8_t *sec, struct dw_die *die, const struct dw_abbrev **abp)
+{
+	uint64_t die_off = (uint64_t)(*pp - sec) | (x->u->in_types ? DW_REF_TYPES : 0) | x->altbit;
+	int r = decode_code(x, pp, end, die_off, abp);
+
+	if (r <= 0)
+		return r;
+	return decode_body(x, pp, end, die_off, *abp, die);
 }
 
 int dw_cursor_init(struct dw_cursor *c, const struct dw_file *f, const struct dw_unit *u,
@@ -551,27 +569,34 @@ int dw_next(struct dw_cursor *c, struct dw_die *die)
 int dw_next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn want, void *ctx)
 {
 	for (;;) {
-		const uint8_t *p = c->p, *start = c->p;
+		uint64_t die_off;
 		const struct dw_abbrev *ab;
-		uint64_t code;
+		bool wanted;
 		int r;
 
-		if (p >= c->end)
+		if (c->p >= c->end)
 			return 0;
-		code = dw_uleb(&p, c->end);
-		if (p > c->end || code == 0 || !(ab = dw_abbrev_find(c->x.u->abbrevs, code)) ||
-		    want(ctx, ab->tag, c->depth))
-			return dw_next(c, die);
-		/* Unwanted: header only, values skipped. */
-		r = decode_one(&c->x, &c->p, c->end, c->sec, NULL, &ab);
+		die_off = (uint64_t)(c->p - c->sec) | (c->x.u->in_types ? DW_REF_TYPES : 0) | c->x.altbit;
+		r = decode_code(&c->x, &c->p, c->end, die_off, &ab);
 		if (r < 0)
 			return r;
-		die->off = (uint64_t)(start - c->sec) | (c->x.u->in_types ? DW_REF_TYPES : 0) |
-			   c->x.altbit;
-		die->tag = ab->tag;
-		die->nattr = 0;
-		die->has_children = ab->children;
-		die->unit = c->x.u;
+		if (r == 0) {	/* null entry closes a sibling list */
+			if (--c->depth < 0)
+				c->depth = 0;
+			if (c->depth == 0)
+				return 0;
+			continue;
+		}
+		wanted = want(ctx, ab->tag, c->depth);
+		if ((r = decode_body(&c->x, &c->p, c->end, die_off, ab, wanted ? die : NULL)) < 0)
+			return r;
+		if (!wanted) {	/* header only */
+			die->off = die_off;
+			die->tag = ab->tag;
+			die->nattr = 0;
+			die->has_children = ab->children;
+			die->unit = c->x.u;
+		}
 		die->depth = c->depth;
 		if (ab->children) {
 			if (c->depth >= DW_MAX_DEPTH)

@@ -89,14 +89,22 @@ bench: $(O)/btfc $(O)/bench-libdw
 FUZZ_SECONDS ?= 10
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_O := build/fuzz
-fuzz:
-	@mkdir -p $(FUZZ_O)
-	$(Q)for t in $(FUZZ_TARGETS); do \
-	  clang -std=gnu11 -O1 -g -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) -pthread \
-	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	    -o $(FUZZ_O)/$$t tests/fuzz/$$t.c $(LIB_SRCS) $(LDLIBS) || exit 1; \
-	done
-	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_O=$(FUZZ_O) tests/fuzz/run.sh $(FUZZ_TARGETS)
+# Library objects are built once with fuzzer instrumentation (no main) and
+# linked into each target; tests/fuzz/run.sh makes seeds and runs them.
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) -pthread \
+	       -fsanitize=address,undefined -fno-sanitize-recover=all -MMD -MP
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_O)/obj/%.o)
+$(FUZZ_O)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_LIB_OBJS)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(LDLIBS)
+.SECONDARY: $(FUZZ_LIB_OBJS)
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_O)/%)
+fuzz: fuzz-build $(O)/btfc
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_O=$(FUZZ_O) BTFC=$(O)/btfc tests/fuzz/run.sh $(FUZZ_TARGETS)
+-include $(shell find $(FUZZ_O)/obj -name '*.d' 2>/dev/null)
 
 install: $(O)/btfc
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/btfc
@@ -106,7 +114,7 @@ install: $(O)/btfc
 clean:
 	rm -rf build
 
-.PHONY: all test check-kernel bench fuzz install clean
+.PHONY: all test check-kernel bench fuzz fuzz-build install clean
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
 
 # The README's bundled example: a C fixture compiled with -g, encoded to BTF,

@@ -16,6 +16,11 @@ void mem_fail_after(unsigned long n)
 	atomic_store(&fail_at, n);
 }
 
+unsigned long mem_alloc_count(void)
+{
+	return atomic_load(&alloc_count);
+}
+
 static inline int should_fail(void)
 {
 	unsigned long f = atomic_load_explicit(&fail_at, memory_order_relaxed);

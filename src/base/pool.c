@@ -80,7 +80,13 @@ int pool_for(unsigned nthreads, size_t n, pool_fn fn, void *ctx)
 	args = mem_array(nthreads, sizeof(*args));
 	th = mem_array(nthreads, sizeof(*th));
 	if (!r.errs || !r.err_items || !args || !th) {
-		err = -ENOMEM;
+		/* No memory for the bookkeeping: run everything here, in order,
+		 * so callers get every item done (or the first failure). */
+		size_t k;
+
+		for (k = 0; k < n; k++)
+			if ((err = fn(ctx, 0, k)))
+				break;
 		goto out;
 	}
 	for (i = 0; i < nthreads; i++) {

@@ -6,8 +6,8 @@
  * must write its result to a slot indexed by item, never to shared state
  * in completion order, to keep output deterministic.  Returns the first
  * non-zero return of fn in item order (later items are still run unless
- * a failure stopped the loop early), or -ENOMEM/-EAGAIN if threads could
- * not be started (then everything runs on the calling thread).
+ * a failure stopped the loop early).  When threads (or the memory to track
+ * them) cannot be had, everything runs on the calling thread instead.
  */
 #ifndef BTFC_BASE_POOL_H
 #define BTFC_BASE_POOL_H

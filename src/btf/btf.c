@@ -208,7 +208,8 @@ int64_t btf_add_str(struct btf *btf, const char *str)
 		return diag_err(&btf->err, ENOMEM, "out of memory indexing strings");
 	off = strset_add(&btf->strs, str, len);
 	if (off < 0)
-		return diag_err(&btf->err, (int)-off, "cannot add string \"%.64s\"", str);
+		return diag_err(&btf->err, (int)-off, "cannot add string \"%.64s\": %s", str,
+				strerror((int)-off));
 	if ((uint64_t)off + btf->start_str_off > 0x7fffffff)
 		return diag_err(&btf->err, E2BIG, "string section exceeds 2 GiB");
 	return btf->start_str_off + off;

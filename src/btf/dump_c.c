@@ -44,6 +44,7 @@ struct dumper {
 	size_t ndecl, capdecl;
 	struct namemap type_names, ident_names;
 	int ptr_sz;
+	int depth;		/* of order_type recursion */
 	char buf[1 << 16];
 	size_t blen;
 };
@@ -292,7 +293,16 @@ static int enqueue(struct dumper *dp, uint32_t id)
 	return 0;
 }
 
-static int order_type(struct dumper *dp, uint32_t id, bool through_ptr)
+static int order_type(struct dumper *dp, uint32_t id, bool through_ptr);
+
+/*
+ * Ordering recurses along type references; cycles through arrays (or
+ * chains of references running backwards through the ids) in hostile
+ * BTF would recurse without end.  Real C types nest a few levels deep.
+ */
+#define ORDER_MAX_DEPTH 4096
+
+static int order_type_1(struct dumper *dp, uint32_t id, bool through_ptr)
 {
 	struct tstate *ts = &dp->st[id];
 	const struct btf_type *t = btf_type_by_id(dp->btf, id);
@@ -381,6 +391,20 @@ static int order_type(struct dumper *dp, uint32_t id, bool through_ptr)
 	}
 }
 
+static int order_type(struct dumper *dp, uint32_t id, bool through_ptr)
+{
+	int r;
+
+	if (dp->depth >= ORDER_MAX_DEPTH)
+		return diag_err(dp->d, ELOOP,
+				"C dump: type references nest deeper than %d levels at type [%u] (a reference cycle?)",
+				ORDER_MAX_DEPTH, id);
+	dp->depth++;
+	r = order_type_1(dp, id, through_ptr);
+	dp->depth--;
+	return r;
+}
+
 /* ---- emission ---------------------------------------------------------- */
 
 static void emit_type_decl(struct dumper *dp, uint32_t id, const char *fname, int lvl);
@@ -397,13 +421,14 @@ static void emit_fwd_def(struct dumper *dp, uint32_t id, const struct btf_type *
 }
 
 /* Fill [cur, next) with unnamed bitfields so the compiler reproduces the offsets. */
-static void emit_bit_padding(struct dumper *dp, int cur, int next, int next_align,
+static void emit_bit_padding(struct dumper *dp, int64_t cur, int64_t next, int next_align,
 			     bool in_bitfield, int lvl)
 {
 	const struct { const char *name; int bits; } pads[] = {
 		{ "long", dp->ptr_sz * 8 }, { "int", 32 }, { "short", 16 }, { "char", 8 },
 	};
-	int new_off = 0, pad_bits = 0, bits, i;
+	int64_t new_off = 0, a;	/* 64-bit: hostile offsets near 2^32 bits */
+	int pad_bits = 0, bits, i;
 	const char *pad_type = NULL;
 
 	if (cur >= next)
@@ -416,15 +441,15 @@ static void emit_bit_padding(struct dumper *dp, int cur, int next, int next_alig
 			break;
 	}
 	if (new_off > cur && new_off <= next) {
-		int a = next_align * 8;
+		a = next_align > 0 ? (int64_t)next_align * 8 : 8;	/* 0 for hostile 0-sized types */
 
 		if (in_bitfield || (new_off == next && (cur + a - 1) / a * a != new_off) ||
 		    (new_off != next && next - new_off <= new_off - cur))
-			out(dp, "\n%s%s: %d;", pfx(lvl), pad_type, in_bitfield ? new_off - cur : 0);
+			out(dp, "\n%s%s: %d;", pfx(lvl), pad_type, in_bitfield ? (int)(new_off - cur) : 0);
 		cur = new_off;
 	}
-	while (cur != next) {
-		bits = MIN(next - cur, pad_bits);
+	while (cur != next && !dp->err) {	/* a huge gap is many lines: stop on output error */
+		bits = (int)MIN(next - cur, (int64_t)pad_bits);
 		if (bits == pad_bits) {
 			out(dp, "\n%s%s: %d;", pfx(lvl), pad_type, pad_bits);
 			cur += bits;
@@ -448,7 +473,8 @@ static void emit_struct_def(struct dumper *dp, uint32_t id, const struct btf_typ
 	const struct btf_member *m = btf_members(t);
 	bool is_struct = btf_kind(t) == BTF_KIND_STRUCT, packed, prev_bitfield = false;
 	unsigned i, vlen = btf_vlen(t);
-	int align, off = 0;
+	int align;
+	int64_t off = 0;
 
 	packed = is_struct ? struct_packed(dp, id, t) : false;
 	align = packed ? 1 : align_of(dp, id, 0);
@@ -457,7 +483,7 @@ static void emit_struct_def(struct dumper *dp, uint32_t id, const struct btf_typ
 	for (i = 0; i < vlen; i++, m++) {
 		const char *fname = name_of(dp, m->name_off);
 		int m_sz = (int)btf_member_bitfield_size(t, m);
-		int m_off = (int)btf_member_bit_offset(t, m);
+		int64_t m_off = btf_member_bit_offset(t, m);
 		int m_align = packed ? 1 : align_of(dp, m->type, 0);
 		bool in_bitfield = prev_bitfield && m_sz != 0;
 
@@ -471,13 +497,13 @@ static void emit_struct_def(struct dumper *dp, uint32_t id, const struct btf_typ
 		} else {
 			int64_t sz = resolve_size(dp, m->type);
 
-			off = m_off + (int)MAX((int64_t)0, sz) * 8;
+			off = m_off + MAX((int64_t)0, sz) * 8;
 			prev_bitfield = false;
 		}
 		out(dp, ";");
 	}
 	if (is_struct)
-		emit_bit_padding(dp, off, (int)t->size * 8, align, false, lvl + 1);
+		emit_bit_padding(dp, off, (int64_t)t->size * 8, align, false, lvl + 1);
 	if (vlen || t->size)
 		out(dp, "\n%s}", pfx(lvl));
 	else

@@ -28,6 +28,8 @@ int cmd_convert(int argc, char **argv);
 int cmd_dedup(int argc, char **argv);
 int cmd_layout(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+/* pahole's command line (cli/pahole.c); also run when argv[0] is "pahole". */
+int cmd_pahole(int argc, char **argv);
 
 struct btf;
 /*

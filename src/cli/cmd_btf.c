@@ -408,7 +408,7 @@ int cmd_dump(int argc, char **argv)
 		err = btf_dump_c(btf, c_emit, stdout, &d);
 		if (err) {
 			fflush(stdout);
-			cli_report(&d, err);
+			fprintf(stderr, "btfc: %s: %s\n", file, d.msg[0] ? d.msg : strerror(-err));
 			rc = EXIT_ERR;
 		}
 	}

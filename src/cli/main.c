@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ static const struct cli_cmd commands[] = {
 	{ "layout", cmd_layout, "struct layouts like pahole (holes, padding, cachelines), -R, --compile, json, diff" },
 	{ "dedup", cmd_dedup, "deduplicate BTF like libbpf btf__dedup (1.1.2 semantics), in parallel" },
 	{ "diff", cmd_diff, "compare two BTFs as type graphs (btfcanon.py equality); exit 1 if they differ" },
+	{ "pahole", cmd_pahole, "pahole's command line (-J, --btf_features, -C ...); also when run as 'pahole'" },
 };
 
 static void usage(FILE *f)
@@ -28,6 +30,11 @@ static void usage(FILE *f)
 	fprintf(f, "\n'btfc COMMAND --help' describes a command's options.\n");
 }
 
+static void print_alloc_count(void)
+{
+	fprintf(stderr, "btfc: %lu allocations\n", mem_alloc_count());
+}
+
 int main(int argc, char **argv)
 {
 	const char *fail = getenv("BTFC_FAIL_ALLOC");
@@ -35,6 +42,15 @@ int main(int argc, char **argv)
 
 	if (fail && *fail)
 		mem_fail_after(strtoul(fail, NULL, 10));
+	else if (getenv("BTFC_COUNT_ALLOC") && atexit(print_alloc_count) == 0)
+		mem_fail_after(ULONG_MAX);	/* count only: tests size BTFC_FAIL_ALLOC runs */
+	/* Installed as (or linked to as) "pahole": pahole's command line. */
+	if (argc > 0) {
+		const char *prog = strrchr(argv[0], '/');
+
+		if (!strcmp(prog ? prog + 1 : argv[0], "pahole"))
+			return cmd_pahole(argc, argv);
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_ERR;

@@ -124,7 +124,7 @@ int dw_abbrevs_parse(const struct dw_file *f, uint64_t off, uint8_t asz, uint8_t
 			maxcode = code;
 	}
 	for (i = 0; i < t->n; i++)
-		t->list[i].specs = t->specs + (uintptr_t)t->list[i].specs;
+		t->list[i].specs = t->specs ? t->specs + (uintptr_t)t->list[i].specs : NULL;
 	if (maxcode < DENSE_MAX) {
 		t->ndense = maxcode + 1;
 		t->dense = mem_array(t->ndense, sizeof(*t->dense));

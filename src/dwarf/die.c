@@ -394,6 +394,8 @@ decode_fast(const struct dctx *x, const struct dw_abbrev *ab, const uint8_t **pp
 			a->len = (uint32_t)l;
 			p += l;
 			a->cls = DW_CL_BLOCK;
+			if (unlikely((size_t)(end - p) < ab->maxfix))
+				goto slow;
 			continue;
 		}
 		case DW_FORM_udata:
@@ -401,22 +403,46 @@ decode_fast(const struct dctx *x, const struct dw_abbrev *ab, const uint8_t **pp
 			a->cls = DW_CL_CONST;
 			if (unlikely(p > end))
 				return bad(x, die->off, "attribute value runs past the unit end", ~0u);
+			if (unlikely((size_t)(end - p) < ab->maxfix))
+				goto slow;
 			continue;
 		case DW_FORM_sdata:
 			a->s = dw_sleb(&p, end);
 			a->cls = DW_CL_SCONST;
 			if (unlikely(p > end))
 				return bad(x, die->off, "attribute value runs past the unit end", ~0u);
+			if (unlikely((size_t)(end - p) < ab->maxfix))
+				goto slow;
 			continue;
 		default:
 			a->len = 0;
 			if ((err = read_value(x, sp->form, sp->implicit, &p, end, a, die->off)))
 				return err;
+			if (unlikely((size_t)(end - p) < ab->maxfix))
+				goto slow;
 		}
 	}
 #undef U16
 #undef U32
 #undef U64
+	*pp = p;
+	return 0;
+slow:
+	/*
+	 * A variable-size value ate into the bytes the entry check counted on
+	 * for the fixed-size ones (possible only in malformed input): finish
+	 * with the checked decoder.
+	 */
+	for (i++; i < ab->nattr; i++) {
+		const struct dw_spec *sp = &ab->specs[i];
+		struct dw_attr *a = &die->attr[i];
+
+		a->at = sp->at;
+		a->form = sp->form;
+		a->len = 0;
+		if ((err = read_value(x, sp->form, sp->implicit, &p, end, a, die->off)))
+			return err;
+	}
 	*pp = p;
 	return 0;
 }

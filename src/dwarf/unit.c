@@ -282,6 +282,11 @@ int dw_file_open(struct dw_file **out, const char *path, const struct dw_section
 		return diag_err(d, ENOMEM, "%s: out of memory", path);
 	f->path = path;
 	f->s = *s;
+	/* Empty sections may come as NULL: give them a real (empty) address so
+	 * that p + len arithmetic on them is defined. */
+	for (size_t i = 0; i < sizeof(f->s) / sizeof(struct bslice); i++)
+		if (!((struct bslice *)&f->s)[i].p)
+			((struct bslice *)&f->s)[i].p = (const uint8_t *)"";
 	f->swap = big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	f->alt = alt;
 	/* String sections: only offsets before the last NUL are valid, so every

@@ -14,7 +14,12 @@
 
 static int elf_fail(struct belf *e, struct diag *d, const char *what)
 {
-	return diag_err(d, EINVAL, "%s: %s: %s", e->path, what, elf_errmsg(-1));
+	int err = elf_errno();
+
+	/* libelf does not always say why ("no error"): then say nothing more. */
+	if (!err)
+		return diag_err(d, EINVAL, "%s: %s", e->path, what);
+	return diag_err(d, EINVAL, "%s: %s: %s", e->path, what, elf_errmsg(err));
 }
 
 int belf_open(struct belf **out, const char *path, struct diag *d)

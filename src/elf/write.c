@@ -29,6 +29,8 @@ static size_t out_pos(const struct outbuf *o)
 
 static int out_put(struct outbuf *o, const void *data, size_t len)
 {
+	if (!len)
+		return 0;	/* also: o->p may still be NULL, data may be NULL */
 	if (mem_grow((void **)&o->p, &o->cap, 1, o->len + len))
 		return -ENOMEM;
 	memcpy(o->p + o->len, data, len);

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# ThreadSanitizer over the parallel paths on real inputs (make check-kernel
+# runs scripts/check-kernel-*.sh): the encoder's per-unit workers on a big
+# module, batch mode (modules in parallel on one base), and parallel dedup
+# of vmlinux's BTF.  Builds build/san-thread/btfc (make SAN=thread).
+# Any TSan report fails the check.
+set -u
+cd "$(dirname "$0")/.."
+C=$(scripts/corpus.sh) || exit 1
+make -s SAN=thread -j"$(nproc)" build/san-thread/btfc || { echo "FAIL tsan: build"; exit 1; }
+T=build/san-thread/btfc
+W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
+export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1"
+fails=0
+tsan() { # tsan NAME CMD...
+	local name=$1 rc t0=$(date +%s); shift
+	"$@" > "$W/out" 2> "$W/err"; rc=$?
+	if [ $rc -eq 0 ] && ! grep -q 'WARNING: ThreadSanitizer' "$W/err"; then
+		echo "ok   tsan: $name ($(( $(date +%s) - t0 )) s)"
+	else
+		echo "FAIL tsan: $name (rc=$rc)"; grep -A12 'WARNING: ThreadSanitizer' "$W/err" | head -30
+		tail -3 "$W/err"; fails=$((fails + 1))
+	fi
+}
+# The biggest modules by size: many units, so -j4 runs units in parallel.
+big=$(xargs -a "$C/modules.txt" ls -S 2>/dev/null | head -3)
+for m in $big; do
+	tsan "encode -j4 $(basename "$m")" "$T" encode -j4 --base "$C/vmlinux.btf" "$m" -o "$W/m.btf"
+	cmp -s "$W/m.btf" <(build/btfc encode -j1 --base "$C/vmlinux.btf" "$m" -o /dev/stdout 2>/dev/null) ||
+		build/btfc encode -j1 --base "$C/vmlinux.btf" "$m" -o "$W/m1.btf" &&
+		{ cmp -s "$W/m.btf" "$W/m1.btf" && echo "ok   tsan build: same bytes as -j1" ||
+		  { echo "FAIL tsan build: bytes differ from -j1"; fails=$((fails + 1)); }; }
+done
+awk 'NR % 29 == 1' "$C/modules.txt" | head -40 > "$W/list"
+mkdir -p "$W/batch"
+tsan "batch encode of $(wc -l < "$W/list") modules -j4" "$T" encode -j4 --base "$C/vmlinux.btf" --list "$W/list" -o "$W/batch"
+tsan "dedup -j4 of vmlinux BTF" "$T" dedup -j4 "$C/vmlinux.btf" -o "$W/v.btf"
+tsan "dedup --compat head -j4 of vmlinux BTF" "$T" dedup -j4 --compat head "$C/vmlinux.btf" -o "$W/vh.btf"
+if [ "${TSAN_VMLINUX:-0}" = 1 ]; then
+	tsan "encode -j4 vmlinux" "$T" encode -j4 "$C/vmlinux" -o "$W/vmlinux.btf"
+fi
+echo "check-kernel-tsan: $fails failing"
+[ $fails -eq 0 ]

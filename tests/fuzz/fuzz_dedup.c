@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Dedup of a parsed blob, as `btfc dedup` does it: base BTF alone and
+ * split BTF on a small fixed base, with libbpf 1.1 or HEAD semantics
+ * (and 2 threads now and then).  The result must write and parse back.
+ *
+ * Input: a raw BTF blob (the same seeds as fuzz_btf).
+ */
+#include <stdlib.h>
+
+#include "base/diag.h"
+#include "base/mem.h"
+#include "btf/btf.h"
+#include "btf/dedup.h"
+#include "fuzz_common.h"
+
+static struct btf *base;
+
+static struct btf *make_base(void)
+{
+	struct btf *b = btf_new(NULL);
+
+	if (!b)
+		abort();
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);		/* 1 */
+	btf_add_ptr(b, 1);					/* 2 */
+	btf_add_struct(b, "s", 8);				/* 3 */
+	btf_add_member(b, "a", 1, 0, 0);
+	btf_add_member(b, "b", 2, 64, 0);
+	btf_add_fwd(b, "t", BTF_KIND_STRUCT);			/* 4 */
+	btf_add_typedef(b, "s_t", 3);				/* 5 */
+	if (btf_error(b))
+		abort();
+	return b;
+}
+
+static void one(const uint8_t *data, size_t size, const struct btf *on, unsigned variant)
+{
+	struct btf_dedup_opts o = { 0 };
+	struct btf *b = NULL, *c = NULL;
+	void *out = NULL;
+	size_t len;
+	struct diag d;
+	int err;
+
+	diag_clear(&d);
+	err = btf_parse(data, size, on, &b, &d);
+	fuzz_check_err(err, &d);
+	if (err)
+		return;
+	o.compat = variant & 1 ? BTF_DEDUP_LIBBPF_HEAD : BTF_DEDUP_LIBBPF_1_1;
+	o.nr_threads = (variant & 6) == 6 ? 2 : 1;
+	diag_clear(&d);
+	err = btf_dedup(b, &o, &d);
+	fuzz_check_err(err, &d);
+	if (!err) {
+		diag_clear(&d);
+		if (btf_write(b, &out, &len, &d)) {
+			fprintf(stderr, "dedup result does not write: %s\n", d.msg);
+			__builtin_trap();
+		}
+		diag_clear(&d);
+		if (btf_parse(out, len, on, &c, &d)) {
+			fprintf(stderr, "dedup result does not parse: %s\n", d.msg);
+			__builtin_trap();
+		}
+		if (btf_type_count(c) > btf_type_count(b))
+			__builtin_trap();
+		btf_free(c);
+		mem_free(out);
+	}
+	btf_free(b);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	unsigned variant = 0;
+	size_t i;
+
+	if (!base)
+		base = make_base();
+	for (i = 0; i < size && i < 64; i++)
+		variant += data[size - 1 - i];
+	one(data, size, NULL, variant);
+	one(data, size, base, variant >> 1);
+	return 0;
+}

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * DWARF reader over hand-assembled sections: dw_file_open, every unit
+ * walked with dw_next (all attributes decoded), references followed with
+ * dw_die_at / dw_unit_of, locations classified, subtrees skipped, and the
+ * skip-only walk.
+ *
+ * Input: byte 0 = flags (bit 0: big endian, bit 1: also skip children of
+ * every other DIE), then for each section of struct dw_sections in order
+ * (info, abbrev, str, line_str, str_offsets, addr, rnglists, loclists,
+ * loc, ranges, types, line) a little-endian u32 length and the bytes.  A
+ * short input leaves the remaining sections empty.  tests/fuzz/run.sh
+ * makes seeds in this format from compiled fixtures.
+ */
+#include "base/diag.h"
+#include "dwarf/dwarf.h"
+#include "fuzz_common.h"
+
+#define MAX_DIES 20000		/* per input, to keep one run short */
+#define MAX_REFS 2000
+
+static struct dw_die die, tdie;	/* big: keep them off the stack */
+
+static void split(const uint8_t *data, size_t size, struct dw_sections *s)
+{
+	struct bslice *v = (struct bslice *)s;
+	size_t nsec = sizeof(*s) / sizeof(*v), i, off = 1;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < nsec && off + 4 <= size; i++) {
+		uint32_t n = (uint32_t)data[off] | (uint32_t)data[off + 1] << 8 |
+			     (uint32_t)data[off + 2] << 16 | (uint32_t)data[off + 3] << 24;
+
+		off += 4;
+		if (n > size - off)
+			n = (uint32_t)(size - off);
+		v[i].p = data + off;
+		v[i].len = n;
+		off += n;
+	}
+}
+
+static void touch_die(const struct dw_file *f, const struct dw_die *x, unsigned *nrefs)
+{
+	unsigned i;
+
+	for (i = 0; i < x->nattr; i++) {
+		const struct dw_attr *a = &x->attr[i];
+
+		switch (a->cls) {
+		case DW_CL_STRING:
+			fuzz_touch_str(a->str);
+			break;
+		case DW_CL_BLOCK:
+		case DW_CL_DATA16:
+			fuzz_touch(a->blk, a->cls == DW_CL_DATA16 ? 16 : a->len);
+			break;
+		case DW_CL_REF:
+		case DW_CL_SIG:
+			if (*nrefs < MAX_REFS) {
+				struct diag d;
+				uint64_t r = a->cls == DW_CL_SIG ? dw_sig_lookup(f, a->u) : a->u;
+
+				(*nrefs)++;
+				(void)dw_unit_of(f, r);
+				diag_clear(&d);
+				if (r)
+					fuzz_check_err(dw_die_at(f, r, &tdie, &d), &d);
+			}
+			break;
+		}
+	}
+	(void)dw_tag_name(x->tag);
+	fuzz_touch_str(dw_name(x));
+	(void)dw_ref(f, x, DW_AT_type);
+	if (dw_attr(x, DW_AT_location)) {
+		struct dw_loc loc;
+		struct diag d;
+
+		diag_clear(&d);
+		fuzz_check_err(dw_loc_classify(f, x, 0, &loc, &d), &d);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct dw_sections s;
+	struct dw_file *f;
+	struct diag d;
+	unsigned ndies = 0, nrefs = 0;
+	bool big, skip;
+	size_t i;
+	int err;
+
+	if (size < 1)
+		return 0;
+	big = data[0] & 1;
+	skip = data[0] & 2;
+	split(data, size, &s);
+	diag_clear(&d);
+	err = dw_file_open(&f, "fuzz", &s, big, NULL, &d);
+	fuzz_check_err(err, &d);
+	if (err)
+		return 0;
+	if (dw_file_index_error(f))
+		fuzz_check_diag(dw_file_index_error(f));
+	for (i = 0; i < dw_nunits(f) && ndies < MAX_DIES; i++) {
+		const struct dw_unit *u = dw_unit_at(f, i);
+		struct dw_cursor c;
+		uint64_t n = 0;
+		int r = 0;
+
+		fuzz_touch_str(u->name);
+		fuzz_touch_str(u->producer);
+		diag_clear(&d);
+		fuzz_check_err(dw_walk_skip(f, u, &n, &d), &d);
+		diag_clear(&d);
+		err = dw_cursor_init(&c, f, u, &d);
+		fuzz_check_err(err, &d);
+		if (err)
+			continue;
+		while (ndies < MAX_DIES && (r = dw_next(&c, &die)) > 0) {
+			ndies++;
+			touch_die(f, &die, &nrefs);
+			if (skip && die.has_children && (ndies & 1)) {
+				r = dw_skip_children(&c, &die);
+				if (r < 0)
+					break;
+			}
+		}
+		fuzz_check_err(r < 0 ? r : 0, &d);
+	}
+	/* Cursor positioned on a reference: the unit DIE of the first unit. */
+	if (dw_nunits(f)) {
+		struct dw_cursor c;
+
+		diag_clear(&d);
+		if (!dw_cursor_at(&c, f, dw_unit_at(f, 0)->die_off, &d)) {
+			int k = 0;
+
+			while (k++ < 100 && dw_next(&c, &die) > 0)
+				;
+		} else {
+			fuzz_check_diag(&d);
+		}
+	}
+	dw_file_free(f);
+	return 0;
+}

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The encoder end to end on a fuzzed ELF: dwarf_input_open (ELF, debug
+ * sections, relocations, DWARF index), btf_encode (conversion, merge,
+ * function policy, dedup) and btf_write.  Output that is produced must
+ * parse back.  Options vary with the input (compat, floats, enum64,
+ * vars, no_dedup, modern consistent_func).
+ *
+ * Input: an ELF file (seeds: small compiled fixtures).
+ */
+#include "base/diag.h"
+#include "base/mem.h"
+#include "btf/btf.h"
+#include "encode/encode.h"
+#include "fuzz_common.h"
+
+static void quiet_log(void *ctx, const char *line)
+{
+	(void)ctx;
+	fuzz_touch_str(line);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct dwarf_input in;
+	struct enc_opts o;
+	struct enc_stats st;
+	struct btf *out = NULL, *back = NULL;
+	unsigned v = size ? data[size / 2] : 0;
+	char path[64];
+	struct diag d;
+	void *blob;
+	size_t len;
+	int fd, err;
+
+	fd = fuzz_memfd(data, size, path, sizeof(path));
+	if (fd < 0)
+		return 0;
+	diag_clear(&d);
+	err = dwarf_input_open(&in, path, &d);
+	fuzz_check_err(err, &d);
+	if (err) {
+		close(fd);
+		return 0;
+	}
+	enc_opts_default(&o);
+	o.floats = !(v & 1);
+	o.enum64 = !(v & 2);
+	o.vars = !(v & 4);
+	o.no_dedup = (v & 0x18) == 0x18;
+	if (v & 0x20)
+		o.compat = ENC_MODERN, o.consistent_func = true;
+	o.force = v & 0x40;
+	o.verbose = 1;
+	o.log = quiet_log;
+	diag_clear(&d);
+	err = btf_encode(&in, NULL, &o, &out, &st, &d);
+	fuzz_check_err(err, &d);
+	if (!err) {
+		diag_clear(&d);
+		if (btf_write(out, &blob, &len, &d))
+			__builtin_trap();
+		diag_clear(&d);
+		if (btf_parse(blob, len, NULL, &back, &d)) {
+			fprintf(stderr, "encoder output does not parse: %s\n", d.msg);
+			__builtin_trap();
+		}
+		btf_free(back);
+		mem_free(blob);
+		btf_free(out);
+	}
+	dwarf_input_close(&in);
+	close(fd);
+	return 0;
+}

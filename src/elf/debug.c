@@ -376,7 +376,8 @@ static int prepare(struct belf *e, size_t idx, bool legacy, struct bslice *out, 
 			if (!copy)
 				return diag_err(d, ENOMEM, "%s: out of memory copying '%s'", e->path,
 						e->secs[idx].name);
-			memcpy(copy, raw.p, raw.len);
+			if (raw.len)	/* an empty (e.g. NOBITS) section has no bytes at all */
+				memcpy(copy, raw.p, raw.len);
 			*owned = true;
 		}
 		err = belf_relocate(e, idx, copy, raw.len, d);
@@ -453,7 +454,8 @@ int belf_debug(struct belf *e, const char *name, struct bslice *out, struct diag
 					name);
 		}
 		buf = nb;
-		memcpy(buf + total, part.p, part.len);
+		if (part.len)	/* empty (NOBITS) parts have no bytes */
+			memcpy(buf + total, part.p, part.len);
 		total += part.len;
 		if (owned)
 			mem_free((void *)part.p);

@@ -238,7 +238,16 @@ static void body(struct emit *e, uint32_t id, int indent)
 			} else {
 				at = ALIGN_UP(cur, (uint64_t)a * 8);
 			}
-			/* Pad with unnamed bitfields (they do not change the struct's alignment). */
+			/* Pad with unnamed bitfields (they do not change the struct's alignment);
+			 * a huge byte-aligned gap becomes one char array, not millions of lines. */
+			if (!is_union && at != b && cur < b && cur % 8 == 0 && b - cur > (1u << 16)) {
+				uint64_t bytes = (b - cur) / 8;
+
+				lbuf_printf(e->out, "%.*s	unsigned char __pad_%llu[%llu];\n", indent,
+					    "																", (unsigned long long)(cur / 8),
+					    (unsigned long long)bytes);
+				cur += bytes * 8;
+			}
 			while (!is_union && at != b && cur < b) {
 				uint64_t chunk = 32 - cur % 32;
 
@@ -418,6 +427,29 @@ int layout_cacheline_map(struct layout *l, uint32_t id, struct lbuf *o)
 		    cls);
 	for (line = 0; line < lines; line++) {
 		uint32_t lo = line * cls, hi = lo + cls, used = 0;
+
+		/* Huge structs: only the cachelines some member touches (bounded output). */
+		if (lines > 4096) {
+			bool any = false;
+
+			for (i = 0; i < n && !any; i++) {
+				uint64_t s0 = m[i].byte_offset, e0 = s0 + (m[i].byte_size ? m[i].byte_size : 1);
+
+				any = s0 < hi && e0 > lo;
+			}
+			if (!any) {
+				/* jump to the next line holding a member start */
+				uint64_t next = (uint64_t)lines;
+
+				for (i = 0; i < n; i++)
+					if (m[i].byte_offset / cls > line && m[i].byte_offset / cls < next)
+						next = m[i].byte_offset / cls;
+				lbuf_printf(o, "  cachelines %u..%llu: no members\n", line,
+					    (unsigned long long)next - 1);
+				line = (uint32_t)next - 1;
+				continue;
+			}
+		}
 
 		lbuf_printf(o, "  cacheline %u [%u..%u]:", line, lo, (hi < size ? hi : size) - 1);
 		for (i = 0; i < n; i++) {

@@ -431,7 +431,8 @@ struct lclass *layout_class(struct layout *l, uint32_t id)
 void class_find_holes(struct lclass *c)
 {
 	uint32_t size = class_size(c->t);
-	int cur_bitfield_end = (int)size * 8, cur_bitfield_size = 0;
+	/* pahole computes in int; wrap (unsigned) instead of overflowing on absurd sizes */
+	int cur_bitfield_end = (int)(size * 8u), cur_bitfield_size = 0;
 	int bit_holes, byte_holes, bit_start, bit_end, last_seen_bit = 0;
 	bool in_bitfield = false;
 	struct lmember *last = NULL;
@@ -448,9 +449,9 @@ void class_find_holes(struct lclass *c)
 		pos->hole = 0;
 		bit_start = (int)pos->bit_offset;
 		if (pos->bitfield_size)
-			bit_end = bit_start + pos->bitfield_size;
+			bit_end = (int)((unsigned)bit_start + pos->bitfield_size);
 		else
-			bit_end = bit_start + (int)pos->byte_size * 8;
+			bit_end = (int)((unsigned)bit_start + (unsigned)pos->byte_size * 8u);
 		bit_holes = 0;
 		byte_holes = 0;
 		if (in_bitfield) {

@@ -85,10 +85,14 @@ for t in "$@"; do
 		echo "$t: $(ls "$reg" | wc -l) regression inputs ok"
 	fi
 	[ "$FUZZ_SECONDS" -gt 0 ] || { echo "$t 0 0" >> "${FUZZ_SUMMARY:-/dev/null}"; continue; }
-	corpus=$FUZZ_O/corpus/$t
+	corpus=${FUZZ_CORPUS:-$FUZZ_O/corpus}/$t
 	mkdir -p "$corpus"
 	log=$FUZZ_O/$t.log
-	"$bin" -max_total_time="$FUZZ_SECONDS" -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
+	# FUZZ_RUNS + FUZZ_SEED (the test suite): a fixed, reproducible run.
+	limit="-max_total_time=$FUZZ_SECONDS"
+	[ -n "${FUZZ_RUNS:-}" ] && limit="-runs=$FUZZ_RUNS -seed=${FUZZ_SEED:-1}"
+	# shellcheck disable=SC2086
+	"$bin" $limit -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
 		-print_final_stats=1 -artifact_prefix="$FUZZ_O/crash-$t-" \
 		"$corpus" "$(seeds_of "$t")" > "$log" 2>&1
 	rc=$?

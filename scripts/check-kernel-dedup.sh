@@ -3,6 +3,8 @@
 #  - every one of the 1,138 module BTFs appended to itself (split on
 #    vmlinux.btf) dedups to exactly libbpf 1.1.2's bytes, to the bytes of
 #    the module deduped alone, and (VAR/DATASEC aside) to the module's graph;
+#  - the encoder's pre-dedup BTF of vmlinux and all modules: streaming
+#    reduction + dedup == dedup, batch dedup on a prepared base == plain;
 #  - then the long variants of tests/t_dedup.sh (8x vmlinux, all modules,
 #    btfcanon graph comparisons).
 set -u
@@ -42,6 +44,39 @@ for b in $(sed -n 's/^VARDUP //p' "$tmp/res"); do
 done
 echo "modules with duplicated VAR/DATASEC: $nv, graph differences: $bad"
 [ $bad -eq 0 ] || fails=$((fails+1))
+# The encoder's pre-dedup BTF (encode --no-dedup) of vmlinux and of every
+# module: streaming reduction (btf_dedup_stream, as the streaming encoder
+# would call it) then a full dedup must give the bytes of a full dedup
+# (strings relaid out as the encoder does), and the batch dedup of all
+# modules on one prepared base the bytes of one plain dedup per module.
+if [ -f "$C/vmlinux" ]; then
+	"$BTFC" encode --no-dedup -j "$(nproc)" "$C/vmlinux" -o "$tmp/vmlinux.nd" || fails=$((fails+1))
+	"$BTFC" dedup -j1 --keep-strings --relayout-strings "$tmp/vmlinux.nd" -o "$tmp/v.full"
+	"$BTFC" dedup -j1 --stream --relayout-strings --stats "$tmp/vmlinux.nd" -o "$tmp/v.stream"
+	if cmp -s "$tmp/v.full" "$tmp/v.stream"; then echo "vmlinux: stream-reduced + dedup == dedup (bytes)"
+	else echo "vmlinux: stream-reduced + dedup DIFFERS"; fails=$((fails+1)); fi
+	rm -f "$tmp/vmlinux.nd" "$tmp/v.full" "$tmp/v.stream"
+fi
+find "$C/pkg" -name '*.ko' | sort > "$tmp/kos.txt"
+if [ -s "$tmp/kos.txt" ]; then
+	mkdir -p "$tmp/nd" "$tmp/bA"
+	"$BTFC" encode --no-dedup -j "$(nproc)" --base "$V" --list "$tmp/kos.txt" -o "$tmp/nd" > /dev/null
+	ls "$tmp"/nd/*.btf > "$tmp/nd.txt"
+	"$BTFC" dedup --keep-strings --base "$V" -j "$(nproc)" --stats --batch "$tmp/bA" @"$tmp/nd.txt"
+	# shellcheck disable=SC2016
+	xargs -P "$(nproc)" -a "$tmp/nd.txt" -I{} sh -c '
+		b=$(basename {}); d=$(mktemp -d "$2/s.XXXXXX")
+		"$0" dedup -j1 --keep-strings --base "$1" {} -o "$d/plain" &&
+		"$0" dedup -j1 --keep-strings --relayout-strings --base "$1" {} -o "$d/full" &&
+		"$0" dedup -j1 --stream --relayout-strings --base "$1" {} -o "$d/stream" || { echo "ERROR $b"; exit 0; }
+		cmp -s "$d/plain" "$2/bA/$b" || echo "BATCH $b"
+		cmp -s "$d/full" "$d/stream" || echo "STREAM $b"
+		rm -rf "$d"' "$BTFC" "$V" "$tmp" > "$tmp/res2"
+	n=$(wc -l < "$tmp/nd.txt")
+	ne=$(grep -c '^ERROR' "$tmp/res2"); nb=$(grep -c '^BATCH' "$tmp/res2"); ns=$(grep -c '^STREAM' "$tmp/res2")
+	echo "encoder pre-dedup modules: $n, errors $ne, batch != plain $nb, stream+dedup != dedup $ns"
+	[ "$ne" -eq 0 ] && [ "$nb" -eq 0 ] && [ "$ns" -eq 0 ] || { head "$tmp/res2"; fails=$((fails+1)); }
+fi
 BTFC_LONG=1 BTFC=$BTFC O=$O RESULTS="$tmp/results" bash tests/t_dedup.sh
 nf=$(grep -c '^fail' "$tmp/results"); np=$(grep -c '^pass' "$tmp/results")
 echo "t_dedup.sh (long): $np passed, $nf failed"

@@ -92,6 +92,38 @@ find "$C/btf" -name '*.ko.btf' | sort > "$WORK/mods.txt"
 same_as_libbpf all-modules "$WORK/allmods.in"
 same_for_threads all-modules "$WORK/allmods.in"
 
+# prepared base (btf_dedup_base_new) shared by concurrent split dedups:
+# same bytes as one plain `btfc dedup --base` per module, for any -j
+mkdir -p "$WORK/bA" "$WORK/bB" "$WORK/bC"
+awk 'NR % 10 == 1' "$WORK/mods.txt" > "$WORK/mods10.txt"
+ok=1
+"$BTFC" dedup --base "$V" -j1 --batch "$WORK/bA" @"$WORK/mods10.txt" || ok=0
+"$BTFC" dedup --base "$V" -j8 --batch "$WORK/bB" @"$WORK/mods10.txt" || ok=0
+"$BTFC" dedup --base "$V" -j2 --no-prepared-base --batch "$WORK/bC" @"$WORK/mods10.txt" || ok=0
+diff -rq "$WORK/bA" "$WORK/bB" > /dev/null && diff -rq "$WORK/bA" "$WORK/bC" > /dev/null || ok=0
+nb=0
+for m in $(awk 'NR % 6 == 1' "$WORK/mods10.txt"); do
+	"$BTFC" dedup -j1 --base "$V" "$m" -o "$WORK/m1.btf" && cmp -s "$WORK/m1.btf" "$WORK/bA/$(basename "$m")" || ok=0
+	nb=$((nb+1))
+done
+[ $ok = 1 ] && pass "dedup --batch (prepared base): $(wc -l < "$WORK/mods10.txt") modules, same bytes for -j1/-j8/unprepared and as $nb single runs" \
+	|| fail "dedup --batch: prepared base output differs"
+
+# streaming reduction: reduce-as-you-go then full dedup == full dedup
+same_stream() {
+	local name=$1 in=$2 base=${3:-} ba=()
+	[ -n "$base" ] && ba=(--base "$base")
+	"$BTFC" dedup -j1 --keep-strings --relayout-strings "${ba[@]}" "$in" -o "$WORK/$name.full" &&
+	"$BTFC" dedup -j1 --stream --relayout-strings "${ba[@]}" "$in" -o "$WORK/$name.stream" || {
+		fail "dedup --stream $name: failed"; return; }
+	if cmp -s "$WORK/$name.full" "$WORK/$name.stream"; then pass "dedup --stream $name: same bytes as full dedup"
+	elif "$BTFC" diff "${ba[@]/--base/--base-a}" "${ba[@]/--base/--base-b}" "$WORK/$name.full" "$WORK/$name.stream" > /dev/null 2>&1; then
+		pass "dedup --stream $name: same graph as full dedup"
+	else fail "dedup --stream $name: graph differs from full dedup"; fi
+}
+same_stream vmlinux-x4 "$WORK/x4.in"
+same_stream all-modules "$WORK/allmods.in"
+
 n=0; bad=0
 for m in $(awk 'NR % 60 == 1' "$WORK/mods.txt"); do
 	b=$(basename "$m" .ko.btf); n=$((n+1))

@@ -8,6 +8,14 @@
  *   --no-dedup   only append (write the concatenation)
  *   --flatten    with --base: the output is standalone, the base's types
  *                first, then the inputs (split on the base) appended
+ *   --batch DIR  with --base: dedup every input on its own (split on the
+ *                base), -j of them at a time, sharing one prepared base
+ *                (btf_dedup_base_new); outputs DIR/NAME.  This is the
+ *                batch encoder's call pattern, and --stats reports the
+ *                per-input CPU time; --no-prepared-base prepares the base
+ *                in every run instead (what a plain btf_dedup does).
+ *   --stream     reduce the input unit by unit like the streaming encoder
+ *                (btf_dedup_stream), then dedup the reduced BTF in full
  * Inputs and base are raw BTF or ELF files with .BTF; @FILE reads input
  * paths from FILE, one per line.
  */
@@ -19,6 +27,7 @@
 #include <unistd.h>
 
 #include "base/mem.h"
+#include "base/pool.h"
 #include "btf/btf.h"
 #include "btf/dedup.h"
 #include "cli/cli.h"
@@ -32,7 +41,13 @@ static const char usage_text[] =
 	"  --compat V       libbpf semantics: 1.1 (default, libbpf 1.1.x-1.5.x) or head\n"
 	"  --no-dedup       only append the inputs and write the result\n"
 	"  --flatten        with --base: write a standalone BTF (base types first)\n"
-	"  --stats          print type counts and times on stderr\n";
+	"  --stats          print type counts and times on stderr\n"
+	"  --batch DIR      with --base: dedup each input alone, -j at a time, one shared\n"
+	"                   prepared base; outputs DIR/NAME (--no-prepared-base: prepare per run)\n"
+	"  --stream         reduce unit by unit (units end at FUNC/VAR/DATASEC records) as the\n"
+	"                   streaming encoder does, then dedup the reduced BTF in full\n"
+	"  --stream-only    the same without the final dedup\n"
+	"  --relayout-strings  after dedup, strings in first-reference order (as the encoder)\n";
 
 static double now(void)
 {
@@ -193,12 +208,260 @@ static int write_out(const struct btf *btf, const char *outp)
 	return EXIT_OK;
 }
 
+/* ---- --batch: many split inputs on one base, each alone ---- */
+
+struct batch {
+	struct paths *in;
+	const char *outdir;
+	const struct btf *base;
+	struct btf_dedup_opts o;	/* prepared_base set unless --no-prepared-base */
+	double *cpu;			/* per input: thread CPU seconds of the dedup */
+	uint32_t *nin, *nout;
+	int *err;
+	struct diag *diags;
+};
+
+static double thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int batch_one(void *ctx, unsigned worker, size_t i)
+{
+	struct batch *b = ctx;
+	struct diag *d = &b->diags[i];
+	const char *name = strrchr(b->in->v[i], '/');
+	struct btf *btf = NULL;
+	char out[4096];
+	double t;
+	int err;
+
+	name = name ? name + 1 : b->in->v[i];
+	if ((err = load(b->in->v[i], b->base, &btf, d)))
+		goto done;
+	b->nin[i] = btf_type_count(btf) - btf_start_id(btf);
+	t = thread_cpu();
+	err = btf_dedup(btf, &b->o, d);
+	b->cpu[i] = thread_cpu() - t;
+	if (err)
+		goto done;
+	b->nout[i] = btf_type_count(btf) - btf_start_id(btf);
+	if ((size_t)snprintf(out, sizeof(out), "%s/%s", b->outdir, name) >= sizeof(out)) {
+		err = diag_err(d, ENAMETOOLONG, "%s: output path too long", name);
+		goto done;
+	}
+	if (write_out(btf, out) != EXIT_OK)
+		err = diag_err(d, EIO, "%s: cannot write", out);
+done:
+	b->err[i] = err;
+	btf_free(btf);
+	return 0;
+}
+
+static int run_batch(struct paths *in, const char *outdir, const struct btf *base,
+		     const struct btf_dedup_opts *opts, bool prepared, bool stats)
+{
+	struct batch b = { .in = in, .outdir = outdir, .base = base, .o = *opts };
+	struct btf_dedup_base *pb = NULL;
+	struct btf_dedup_opts po = *opts;
+	unsigned jobs = opts->nr_threads ? opts->nr_threads : 1;
+	double t0 = now(), t1, cpu = 0, maxcpu = 0;
+	uint64_t tin = 0, tout = 0;
+	struct diag d = { 0 };
+	int rc = EXIT_OK;
+	size_t i;
+
+	b.cpu = mem_array(in->n, sizeof(*b.cpu));
+	b.nin = mem_array(in->n, sizeof(*b.nin));
+	b.nout = mem_array(in->n, sizeof(*b.nout));
+	b.err = mem_array(in->n, sizeof(*b.err));
+	b.diags = mem_array(in->n, sizeof(*b.diags));
+	if (!b.cpu || !b.nin || !b.nout || !b.err || !b.diags) {
+		rc = cli_fail("out of memory");
+		goto out;
+	}
+	/* every run is serial; the parallelism is across inputs */
+	b.o.nr_threads = 1;
+	b.o.stats = NULL;
+	if (prepared) {
+		if (!(pb = btf_dedup_base_new(base, &po, &d))) {
+			cli_report(&d, -d.code);
+			rc = EXIT_ERR;
+			goto out;
+		}
+		b.o.prepared_base = pb;
+	}
+	t1 = now();
+	pool_for(jobs, in->n, batch_one, &b);
+	for (i = 0; i < in->n; i++) {
+		if (b.err[i]) {
+			cli_report(&b.diags[i], b.err[i]);
+			rc = EXIT_ERR;
+		}
+		cpu += b.cpu[i];
+		maxcpu = MAX(maxcpu, b.cpu[i]);
+		tin += b.nin[i];
+		tout += b.nout[i];
+	}
+	if (stats)
+		fprintf(stderr, "dedup batch: %zu inputs, %llu -> %llu types; prepare base %.3f s, "
+			"dedups %.3f s wall (%u threads), dedup CPU %.3f s total, %.3f ms mean, "
+			"%.3f ms max per input\n", in->n, (unsigned long long)tin,
+			(unsigned long long)tout, t1 - t0, now() - t1, jobs, cpu,
+			in->n ? cpu * 1e3 / (double)in->n : 0.0, maxcpu * 1e3);
+out:
+	btf_dedup_base_free(pb);
+	mem_free(b.cpu);
+	mem_free(b.nin);
+	mem_free(b.nout);
+	mem_free(b.err);
+	mem_free(b.diags);
+	return rc;
+}
+
+/* ---- --stream: the streaming encoder's call pattern over a merged blob ---- */
+
+static bool unit_end_kind(unsigned k)
+{
+	return k == BTF_KIND_FUNC || k == BTF_KIND_VAR || k == BTF_KIND_DATASEC;
+}
+
+/* Copy record t of src into dst with strings re-added and ids through idmap. */
+static int copy_rec(struct btf *dst, const struct btf *src, uint32_t sid, const uint32_t *idmap,
+		    uint32_t limit, struct diag *d)
+{
+	const struct btf_type *t = btf_type_by_id(src, sid);
+	struct btf_field_iter it;
+	struct btf_type *c;
+	uint32_t *p;
+	int id;
+
+	id = btf_add_raw(dst, t, btf_type_size(t));
+	if (id < 0) {
+		*d = *btf_error(dst);
+		return -d->code;
+	}
+	c = btf_type_mut(dst, (uint32_t)id);
+	if (btf_field_iter_init(&it, c, BTF_FIELD_STRS))
+		return diag_err(d, EINVAL, "stream: type %u has an unknown kind", sid);
+	while ((p = btf_field_iter_next(&it))) {
+		const char *str = *p ? btf_name(src, *p) : "";
+		int64_t off;
+
+		if (!str)
+			return diag_err(d, EINVAL, "stream: type %u: bad string offset %u", sid, *p);
+		if (!*p)
+			continue;
+		off = btf_add_str(dst, str);
+		if (off < 0) {
+			*d = *btf_error(dst);
+			return -d->code;
+		}
+		c = btf_type_mut(dst, (uint32_t)id);
+		*p = (uint32_t)off;
+	}
+	btf_field_iter_init(&it, c, BTF_FIELD_IDS);
+	while ((p = btf_field_iter_next(&it))) {
+		if (*p < btf_start_id(src))
+			continue;
+		if (*p >= limit)
+			return diag_err(d, EINVAL, "stream: type %u refers past its unit (%u)", sid, *p);
+		*p = idmap[*p - btf_start_id(src)];
+	}
+	return 0;
+}
+
+/*
+ * Rebuild src into a new BTF as the encoder would with streaming: units
+ * are the maximal runs of records other than FUNC/VAR/DATASEC (each is
+ * reduced as soon as it is appended); FUNC/VAR/DATASEC records are
+ * appended with the composed id map.  (The encoder's merged BTF never
+ * refers forward past a unit; for other inputs a unit is extended to
+ * cover what it refers to.)
+ */
+static int stream_rebuild(const struct btf *src, const struct btf_dedup_opts *o, struct btf **out,
+			  bool stats, struct diag *d)
+{
+	uint32_t start = btf_start_id(src), n = btf_type_count(src) - start, i, j, k;
+	struct btf *dst = btf_new(btf_base(src));
+	struct btf_dedup_stream *s = NULL;
+	uint32_t *idmap = mem_array(MAX(n, 1), sizeof(*idmap));
+	const uint32_t *m;
+	int err = -ENOMEM;
+
+	if (!dst || !idmap) {
+		diag_err(d, ENOMEM, "out of memory");
+		goto out;
+	}
+	if (!(s = btf_dedup_stream_new(dst, o, d))) {
+		err = -d->code;
+		goto out;
+	}
+	for (i = 0; i < n;) {
+		uint32_t first = btf_type_count(dst);
+
+		if (unit_end_kind(btf_kind(btf_type_by_id(src, start + i)))) {
+			idmap[i] = first;
+			if ((err = copy_rec(dst, src, start + i, idmap, start + i + 1, d)))
+				goto out;
+			i++;
+			continue;
+		}
+		for (j = i; j < n && !unit_end_kind(btf_kind(btf_type_by_id(src, start + j))); j++)
+			;
+		/* a unit takes in whatever its records refer to (deduped inputs) */
+		for (k = i; k < j; k++) {
+			struct btf_field_iter it;
+			uint32_t *p;
+
+			btf_field_iter_init(&it, (struct btf_type *)btf_type_by_id(src, start + k),
+					    BTF_FIELD_IDS);
+			while ((p = btf_field_iter_next(&it)))
+				if (*p >= start + j && *p < start + n)
+					j = *p - start + 1;
+		}
+		for (k = i; k < j; k++)
+			idmap[k] = first + (k - i);
+		for (k = i; k < j; k++)
+			if ((err = copy_rec(dst, src, start + k, idmap, start + j, d)))
+				goto out;
+		if ((err = btf_dedup_stream_reduce(s, first, &m, d)))
+			goto out;
+		for (k = i; k < j; k++)
+			idmap[k] = m[idmap[k] - first];
+		i = j;
+	}
+	if (stats) {
+		const struct btf_dedup_stream_stats *st = btf_dedup_stream_stats(s);
+
+		fprintf(stderr, "dedup stream: %llu units, %llu -> %llu unit types (%.1f%% kept), "
+			"%u -> %u types in all, %.3f s in reductions\n",
+			(unsigned long long)st->calls, (unsigned long long)st->nr_in,
+			(unsigned long long)st->nr_out,
+			st->nr_in ? 100.0 * (double)st->nr_out / (double)st->nr_in : 0.0, n,
+			btf_type_count(dst) - btf_start_id(dst), st->secs);
+	}
+	*out = dst;
+	dst = NULL;
+	err = 0;
+out:
+	btf_dedup_stream_free(s);
+	btf_free(dst);
+	mem_free(idmap);
+	return err;
+}
+
 int cmd_dedup(int argc, char **argv)
 {
 	const char *base_path = NULL, *outp = NULL;
 	struct btf_dedup_opts opts = { 0 };
 	struct btf_dedup_stats st = { 0 };
-	bool nodedup = false, flatten = false, stats = false;
+	bool nodedup = false, flatten = false, stats = false, prepared = true;
+	bool stream = false, stream_only = false, relayout = false;
+	const char *batch = NULL;
 	struct btf *base = NULL, *btf = NULL, *src = NULL;
 	struct paths in = { 0 };
 	struct diag d = { 0 };
@@ -238,6 +501,16 @@ int cmd_dedup(int argc, char **argv)
 			flatten = true;
 		} else if (!strcmp(a, "--stats")) {
 			stats = true;
+		} else if (!strcmp(a, "--batch") && i + 1 < argc) {
+			batch = argv[++i];
+		} else if (!strcmp(a, "--no-prepared-base")) {
+			prepared = false;
+		} else if (!strcmp(a, "--stream")) {
+			stream = true;
+		} else if (!strcmp(a, "--stream-only")) {
+			stream = stream_only = true;
+		} else if (!strcmp(a, "--relayout-strings")) {
+			relayout = true;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(usage_text, stdout);
 			return EXIT_OK;
@@ -255,8 +528,12 @@ int cmd_dedup(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!in.n || !outp) {
+	if (!in.n || (!outp && !batch)) {
 		fputs(usage_text, stderr);
+		goto out;
+	}
+	if (batch && (!base_path || flatten || nodedup || outp)) {
+		rc = cli_fail("dedup: --batch needs --base (and no -o, --flatten, --no-dedup)");
 		goto out;
 	}
 	if (flatten && !base_path) {
@@ -266,6 +543,10 @@ int cmd_dedup(int argc, char **argv)
 	t0 = now();
 	if (base_path && (err = load(base_path, NULL, &base, &d))) {
 		cli_report(&d, err);
+		goto out;
+	}
+	if (batch) {
+		rc = run_batch(&in, batch, base, &opts, prepared, stats);
 		goto out;
 	}
 	if (flatten) {
@@ -300,9 +581,28 @@ int cmd_dedup(int argc, char **argv)
 		btf_free(src);
 		src = NULL;
 	}
-	t1 = now();
 	nin = btf_type_count(btf) - btf_start_id(btf);
+	if (stream) {
+		struct btf_dedup_opts so = opts;
+
+		so.keep_strings = true;
+		if ((err = stream_rebuild(btf, &so, &src, stats, &d))) {
+			cli_report(&d, err);
+			goto out;
+		}
+		btf_free(btf);
+		btf = src;
+		src = NULL;
+		opts.keep_strings = true;	/* the rebuilt strings are unique */
+		if (stream_only)
+			nodedup = true;
+	}
+	t1 = now();
 	if (!nodedup && (err = btf_dedup(btf, &opts, &d))) {
+		cli_report(&d, err);
+		goto out;
+	}
+	if (relayout && (err = btf_strings_relayout(btf, &d))) {
 		cli_report(&d, err);
 		goto out;
 	}

@@ -580,3 +580,284 @@ TEST(dedup_rejects_bad_records)
 	CHECK(btf_dedup(b, NULL, &d) == -EINVAL);
 	btf_free(b);
 }
+
+/* ---- prepared base (btf_dedup_base_new) --------------------------------- */
+
+/*
+ * A base whose FWD B and forward enum E get redirected by split dedup
+ * (per-run overrides, doc 4.6 and 4.7.3), plus plain types.
+ */
+static struct btf *pb_base(void)
+{
+	struct btf *base = btf_new(NULL);
+
+	btf_add_int(base, "int", 4, BTF_INT_SIGNED);	/* 1 */
+	btf_add_struct(base, "S", 4);			/* 2 */
+	btf_add_member(base, "x", 1, 0, 0);
+	btf_add_fwd(base, "B", BTF_KIND_STRUCT);	/* 3 */
+	btf_add_ptr(base, 3);				/* 4 */
+	btf_add_struct(base, "U", 8);			/* 5 U {struct B *b} */
+	btf_add_member(base, "b", 4, 0, 0);
+	btf_add_fwd(base, "E", BTF_KIND_ENUM);		/* 6 forward enum */
+	btf_add_ptr(base, 6);				/* 7 */
+	btf_add_fwd(base, "C", BTF_KIND_STRUCT);	/* 8 */
+	return base;
+}
+
+/* Split variant v (0..3) on pb_base(). */
+static struct btf *pb_split(const struct btf *base, unsigned v)
+{
+	struct btf *s = btf_new(base);
+	int i, b, e;
+
+	i = btf_add_int(s, "int", 4, BTF_INT_SIGNED);
+	btf_add_struct(s, "S", 4);			/* == base 2 */
+	btf_add_member(s, "x", (uint32_t)i, 0, 0);
+	if (v & 1) {					/* B complete: base FWD B -> it */
+		b = btf_add_struct(s, "B", 4);
+		btf_add_member(s, "y", (uint32_t)i, 0, 0);
+		btf_add_struct(s, "U", 8);
+		btf_add_member(s, "b", (uint32_t)btf_add_ptr(s, (uint32_t)b) - 1, 0, 0);
+		btf_add_ptr(s, 3);			/* ptr to base FWD B */
+	}
+	if (v & 2) {					/* E complete: base fwd enum -> it */
+		e = btf_add_enum(s, "E", 4);
+		btf_add_enum_value(s, "E1", 1);
+		btf_add_ptr(s, 6);
+		btf_add_ptr(s, (uint32_t)e);
+	}
+	btf_add_ptr(s, 8);
+	btf_add_fwd(s, "C", BTF_KIND_STRUCT);		/* == base 8 */
+	btf_add_struct(s, "C", 4);			/* resolves the FWDs by name */
+	btf_add_member(s, "z", (uint32_t)i, 0, 0);
+	return s;
+}
+
+static int dedup_bytes(struct btf *s, const struct btf_dedup_opts *o, void **out, size_t *len)
+{
+	struct diag d = { 0 };
+	int err = btf_dedup(s, o, &d);
+
+	return err ? err : btf_write(s, out, len, &d);
+}
+
+TEST(dedup_prepared_base_same_as_plain)
+{
+	struct btf_dedup_opts o = { .nr_threads = 1 }, po = o;
+	struct btf *base = pb_base();
+	struct btf_dedup_base *pb;
+	struct diag d = { 0 };
+	unsigned v, round;
+
+	REQUIRE(base);
+	pb = btf_dedup_base_new(base, &o, &d);
+	REQUIRE(pb);
+	po.prepared_base = pb;
+	/* every variant twice, interleaved: overrides must not leak between runs */
+	for (round = 0; round < 2; round++) {
+		for (v = 0; v < 4; v++) {
+			struct btf *a = pb_split(base, v), *b = pb_split(base, v);
+			void *x = NULL, *y = NULL;
+			size_t lx = 0, ly = 0;
+
+			REQUIRE(a && b);
+			if (round == 0 && v == 3) {	/* t_dedup.sh: == libbpf */
+				save(base, "pb3", ".base.btf");
+				save(a, "pb3", ".btf");
+			}
+			CHECK(dedup_bytes(a, &o, &x, &lx) == 0);
+			CHECK(dedup_bytes(b, &po, &y, &ly) == 0);
+			CHECK(lx == ly && x && y && !memcmp(x, y, lx));
+			mem_free(x);
+			mem_free(y);
+			btf_free(a);
+			btf_free(b);
+		}
+	}
+	/* the wrong base or compat is refused */
+	{
+		struct btf *other = pb_base(), *s = pb_split(other, 1);
+		struct btf_dedup_opts ho = po;
+
+		REQUIRE(other && s);
+		CHECK(btf_dedup(s, &po, &d) == -EINVAL);
+		btf_free(s);
+		s = pb_split(base, 1);
+		ho.compat = BTF_DEDUP_LIBBPF_HEAD;
+		CHECK(btf_dedup(s, &ho, &d) == -EINVAL);
+		btf_free(s);
+		btf_free(other);
+	}
+	btf_dedup_base_free(pb);
+	btf_free(base);
+}
+
+#include <pthread.h>
+
+struct pb_thread {
+	const struct btf *base;
+	const struct btf_dedup_opts *o;
+	void *expect[4];
+	size_t elen[4];
+	int bad;
+};
+
+static void *pb_worker(void *p)
+{
+	struct pb_thread *c = p;
+	unsigned i;
+
+	for (i = 0; i < 200; i++) {
+		unsigned v = i % 4;
+		struct btf *s = pb_split(c->base, v);
+		void *x = NULL;
+		size_t lx = 0;
+
+		if (!s || dedup_bytes(s, c->o, &x, &lx) || lx != c->elen[v] ||
+		    memcmp(x, c->expect[v], lx))
+			__atomic_add_fetch(&c->bad, 1, __ATOMIC_RELAXED);
+		mem_free(x);
+		btf_free(s);
+	}
+	return NULL;
+}
+
+/* One prepared base, 8 threads deduping at once (run under SAN=thread too) */
+TEST(dedup_prepared_base_threads)
+{
+	struct btf_dedup_opts o = { .nr_threads = 2 }, po = { .nr_threads = 1 };
+	struct pb_thread c = { 0 };
+	struct btf_dedup_base *pb;
+	struct diag d = { 0 };
+	pthread_t th[8];
+	unsigned v, i;
+
+	c.base = pb_base();
+	REQUIRE(c.base);
+	for (v = 0; v < 4; v++) {
+		struct btf *s = pb_split(c.base, v);
+
+		REQUIRE(s && dedup_bytes(s, NULL, &c.expect[v], &c.elen[v]) == 0);
+		btf_free(s);
+	}
+	pb = btf_dedup_base_new(c.base, &o, &d);	/* prepared with 2 threads */
+	REQUIRE(pb);
+	po.prepared_base = pb;
+	c.o = &po;
+	for (i = 0; i < 8; i++)
+		REQUIRE(pthread_create(&th[i], NULL, pb_worker, &c) == 0);
+	for (i = 0; i < 8; i++)
+		pthread_join(th[i], NULL);
+	CHECK_EQ_U(c.bad, 0);
+	btf_dedup_base_free(pb);
+	for (v = 0; v < 4; v++)
+		mem_free(c.expect[v]);
+	btf_free((struct btf *)c.base);
+}
+
+/* ---- streaming reduction (btf_dedup_stream) ------------------------------ */
+
+/* Append one "unit": its own int, struct L {L *next; int v}, a FWD, a ptr. */
+static uint32_t unit_types(struct btf *b, unsigned variant)
+{
+	uint32_t first = btf_type_count(b);
+	int i = btf_add_int(b, "int", 4, BTF_INT_SIGNED);
+	int l = btf_add_struct(b, "L", 16);
+
+	btf_add_member(b, "next", (uint32_t)l + 1, 0, 0);
+	btf_add_member(b, "v", (uint32_t)i, 64, 0);
+	btf_add_ptr(b, (uint32_t)l);				/* l + 1 */
+	if (variant & 1) {					/* full struct F */
+		int f = btf_add_struct(b, "F", 4);
+
+		btf_add_member(b, "a", (uint32_t)i, 0, 0);
+		btf_add_ptr(b, (uint32_t)f);
+	} else {						/* FWD F */
+		btf_add_ptr(b, (uint32_t)btf_add_fwd(b, "F", BTF_KIND_STRUCT));
+	}
+	if (variant & 2) {					/* forward enum */
+		btf_add_fwd(b, "E", BTF_KIND_ENUM);
+	} else {
+		btf_add_enum(b, "E", 4);
+		btf_add_enum_value(b, "E1", 1);
+	}
+	btf_add_const(b, (uint32_t)i);
+	return first;
+}
+
+TEST(dedup_stream_reduce_then_dedup)
+{
+	static const unsigned variants[] = { 0, 0, 1, 0, 2, 1, 3, 0, 1 };
+	struct btf_dedup_opts o = { .nr_threads = 1, .keep_strings = true };
+	struct btf *full = btf_new(NULL), *red = btf_new(NULL);
+	struct btf_dedup_stream *s;
+	struct diag d = { 0 };
+	void *x = NULL, *y = NULL;
+	size_t lx = 0, ly = 0, u;
+	uint32_t total = 0;
+
+	REQUIRE(full && red);
+	s = btf_dedup_stream_new(red, &o, &d);
+	REQUIRE(s);
+	for (u = 0; u < ARRAY_SIZE(variants); u++) {
+		uint32_t first = unit_types(red, variants[u]), n, i, fi, ff;
+		const uint32_t *m;
+		int fn, p;
+
+		unit_types(full, variants[u]);
+		n = btf_type_count(red) - first;
+		total += n;
+		REQUIRE(btf_dedup_stream_reduce(s, first, &m, &d) == 0);
+		for (i = 0; i < n; i++)
+			CHECK(m[i] < btf_type_count(red));
+		/* the unit's function, appended with the composed map */
+		fi = btf_type_count(full);
+		p = btf_add_func_proto(red, m[0]);
+		btf_add_param(red, "l", m[2]);
+		fn = btf_add_func(red, "f", BTF_FUNC_GLOBAL, (uint32_t)p);
+		CHECK(fn > 0);
+		ff = (uint32_t)btf_add_func_proto(full, fi - n);
+		btf_add_param(full, "l", fi - n + 2);
+		btf_add_func(full, "f", BTF_FUNC_GLOBAL, ff);
+		if (u == 1) {	/* unit 1 is an exact copy of unit 0 */
+			CHECK_EQ_U(btf_type_count(red), first + 2);
+		}
+	}
+	CHECK_EQ_U(btf_dedup_stream_stats(s)->nr_in, total);
+	CHECK(btf_dedup_stream_stats(s)->nr_out < total);
+	btf_dedup_stream_free(s);
+	save(full, "stream-full", ".btf");
+	CHECK(dedup_bytes(full, &o, &x, &lx) == 0);
+	CHECK(dedup_bytes(red, &o, &y, &ly) == 0);
+	/* same types; strings of dropped types may remain until relayout */
+	CHECK(btf_strings_relayout(full, &d) == 0 && btf_strings_relayout(red, &d) == 0);
+	mem_free(x);
+	mem_free(y);
+	CHECK(btf_write(full, &x, &lx, &d) == 0 && btf_write(red, &y, &ly, &d) == 0);
+	CHECK(lx == ly && x && y && !memcmp(x, y, lx));
+	mem_free(x);
+	mem_free(y);
+	btf_free(full);
+	btf_free(red);
+}
+
+TEST(dedup_stream_rejects_misuse)
+{
+	struct btf_dedup_opts o = { .nr_threads = 1 };
+	struct btf *b = btf_new(NULL);
+	struct btf_dedup_stream *s;
+	struct diag d = { 0 };
+	const uint32_t *m;
+
+	REQUIRE(b);
+	CHECK(btf_dedup_stream_new(b, &o, &d) == NULL);	/* needs keep_strings */
+	o.keep_strings = true;
+	s = btf_dedup_stream_new(b, &o, &d);
+	REQUIRE(s);
+	unit_types(b, 0);
+	CHECK(btf_dedup_stream_reduce(s, btf_type_count(b) + 1, &m, &d) == -EINVAL);
+	CHECK(btf_dedup_stream_reduce(s, 1, &m, &d) == 0);
+	CHECK(btf_dedup_stream_reduce(s, 0, &m, &d) == -EINVAL);	/* before the stream */
+	btf_dedup_stream_free(s);
+	btf_free(b);
+}

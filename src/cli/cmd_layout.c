@@ -631,8 +631,8 @@ int cmd_layout(int argc, char **argv)
 		diag_clear(&d);
 		cli_report(&d, err);
 		rc = EXIT_ERR;
-	} else if (c.out.oom) {
-		cli_report(NULL, -ENOMEM);
+	} else if (c.out.oom || layout_oom(l)) {
+		fprintf(stderr, "btfc: layout: out of memory; the output above is incomplete\n");
 		rc = EXIT_ERR;
 	}
 out:

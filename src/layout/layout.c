@@ -375,8 +375,10 @@ static struct lclass *lclass_get(struct layout *l, uint32_t id)
 		return l->cls[id];
 	n = class_nr_members(t);
 	c = mem_zalloc(sizeof(*c) + (size_t)n * sizeof(c->m[0]));
-	if (!c)
+	if (!c) {
+		l->oom = true;
 		return NULL;
+	}
 	c->id = id;
 	c->t = t;
 	c->nr = n;
@@ -1750,8 +1752,10 @@ int layout_members(struct layout *l, uint32_t id, const struct layout_member **m
 	class_find_holes(c);
 	if (!c->pub) {
 		c->pub = mem_array(c->nr ? c->nr : 1, sizeof(*c->pub));
-		if (!c->pub)
+		if (!c->pub) {
+			l->oom = true;
 			return -ENOMEM;
+		}
 	}
 	for (i = 0; i < c->nr; i++) {
 		struct layout_member *p = &c->pub[i];
@@ -1919,4 +1923,9 @@ int layout_each_class(struct layout *l, layout_filter_fn filter, layout_each_fn 
 			return err;
 	}
 	return 0;
+}
+
+bool layout_oom(const struct layout *l)
+{
+	return l && l->oom;
 }

@@ -119,4 +119,7 @@ uint64_t layout_type_size(const struct layout *l, uint32_t id);
 /* Type name as pahole prints it in a member declaration ("struct foo", "int *"). */
 int layout_type_name(struct layout *l, uint32_t id, char *buf, size_t len);
 
+/* Did an allocation fail inside l (so some output is missing)? */
+bool layout_oom(const struct layout *l);
+
 #endif

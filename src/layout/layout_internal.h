@@ -48,6 +48,7 @@ struct layout {
 	uint32_t *natal;	/* cached natural alignment by id (0 = not yet) */
 	struct lseen seen;	/* print_classes dedup */
 	int depth;		/* recursion guard for hostile type graphs */
+	bool oom;		/* an allocation failed: output is incomplete */
 };
 
 static inline uint32_t class_size_of(const struct lclass *c)

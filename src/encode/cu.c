@@ -1352,11 +1352,14 @@ static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t ind
 			}
 			return p ? 0 : -ENOMEM;
 		}
-		/* libbpf's btf__add_enum_value: a negative value makes the enum signed. */
+		/*
+		 * libbpf's btf__add_enum_value: a negative value makes the enum
+		 * signed.  pahole 1.24 without enum64 writes every ENUM unsigned.
+		 */
 		{
 			bool sgn = false;
 
-			for (i = 0; i < t->n; i++)
+			for (i = 0; i < t->n && o->enum64; i++)
 				sgn |= k[i].value < 0;
 			p = rec_add(f, name, BTF_KIND_ENUM, sgn, t->n,
 				    (uint32_t)(t->size > 8 ? 4 : t->size), 2 * (size_t)t->n);

@@ -188,6 +188,7 @@ static int run_batch(char **paths, size_t n, const char *outdir, const struct bt
 		     const struct enc_opts *o, unsigned jobs)
 {
 	struct batch b = { .paths = paths, .n = n, .outdir = outdir, .base = base, .o = *o };
+	struct btf_dedup_base *pb = NULL;
 	size_t i, nbad = 0;
 	int status = EXIT_OK;
 
@@ -202,6 +203,19 @@ static int run_batch(char **paths, size_t n, const char *outdir, const struct bt
 	}
 	atomic_init(&b.done, 0);
 	b.progress = isatty(STDERR_FILENO) && n > 1;
+	if (base) {
+		/* The base's dedup tables, built once and shared read-only by every module. */
+		struct btf_dedup_opts po = { .nr_threads = jobs, .keep_strings = true };
+		struct diag d;
+
+		diag_clear(&d);
+		if (!(pb = btf_dedup_base_new(base, &po, &d))) {
+			cli_report(&d, -ENOMEM);
+			status = EXIT_ERR;
+			goto out;
+		}
+		b.o.dedup_base = pb;
+	}
 	pool_for(jobs, n, batch_one, &b);
 	if (b.progress)
 		fputc('\n', stderr);
@@ -218,6 +232,7 @@ static int run_batch(char **paths, size_t n, const char *outdir, const struct bt
 		status = EXIT_ERR;
 	}
 out:
+	btf_dedup_base_free(pb);
 	if (b.logs)
 		for (i = 0; i < n; i++)
 			mem_free(b.logs[i]);

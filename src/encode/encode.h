@@ -14,6 +14,7 @@
 #define BTFC_ENCODE_H
 
 #include "btf/btf.h"
+#include "btf/dedup.h"
 #include "encode/input.h"
 
 /* Which pahole's function selection to reproduce. */
@@ -35,6 +36,8 @@ struct enc_opts {
 	bool consistent_func;	/* modern: drop functions with mismatching prototypes */
 	bool no_dedup;		/* return the merged, undeduplicated BTF */
 	bool distilled_base;	/* btf_encode_file, split in place: also .BTF.base */
+	/* The split base's dedup tables, prepared once (batch mode); NULL = per run. */
+	const struct btf_dedup_base *dedup_base;
 	unsigned jobs;		/* worker threads (>= 1) */
 	const uint32_t *lang_exclude;	/* DW_LANG_* codes to skip, 0-terminated */
 	int verbose;		/* > 0: notes through log */

@@ -139,6 +139,7 @@ struct enc_worker {
 	int *open_kind;		/* 0 type, 1 function, -1 none */
 	size_t open_cap;
 	struct str_cache scache_text;
+	size_t resolved_types, resolved_kids;	/* resolve_all progress in this unit */
 	/* Current unit. */
 	struct enc_ctx *ctx;
 	const struct dw_unit *unit;
@@ -692,20 +693,24 @@ static inline int set_open(struct enc_worker *w, int depth, int kind, int64_t id
 }
 
 /* Could this subprogram be kept?  (The parameter-name rule comes later.) */
-static bool func_candidate(struct enc_worker *w, const struct ir_func *f)
+static bool func_candidate(struct enc_worker *w, struct ir_func *f)
 {
 	const struct enc_syms *sy = w->ctx->syms;
 	size_t len;
 
+	f->suffix_only = false;
 	if (f->declaration || !f->name)
 		return false;
 	if (!sy->have_funcs)
 		return f->external;
 	len = strlen(f->name);
-	return strset_find(&sy->funcs, f->name, len) >= 0 ||
-	       (w->ctx->o->compat == ENC_MODERN && strset_find(&sy->funcs_prefix, f->name, len) >= 0);
+	if (strset_find(&sy->funcs, f->name, len) >= 0)
+		return true;
+	/* Modern policy: foo also matches foo.isra.0 (names cut at the first '.'). */
+	f->suffix_only = w->ctx->o->compat == ENC_MODERN &&
+			 strset_find(&sy->funcs_prefix, f->name, len) >= 0;
+	return f->suffix_only;
 }
-
 /* Which DIEs the walk needs decoded; the rest only move the cursor. */
 static bool want_die(void *ctx, unsigned tag, int depth)
 {
@@ -1021,7 +1026,7 @@ static int resolve(struct enc_worker *w, uint64_t ref, uint32_t *id)
 
 static int resolve_all(struct enc_worker *w)
 {
-	size_t ti = 0, ki = 0, i;
+	size_t ti = w->resolved_types, ki = w->resolved_kids, i;
 	uint32_t id;
 	int r;
 
@@ -1042,6 +1047,9 @@ static int resolve_all(struct enc_worker *w)
 				w->kids[ki].ref_id = id;
 			}
 	}
+	/* A later call (after select_vars imported more) resumes here. */
+	w->resolved_types = ti;
+	w->resolved_kids = ki;
 	for (i = 0; i < w->nfuncs; i++)
 		if (w->funcs[i].keep) {
 			if ((r = resolve(w, w->funcs[i].ret, &id)))
@@ -1473,31 +1481,12 @@ static int emit_func(struct enc_worker *w, const struct ir_func *f)
  */
 static void select_funcs(struct enc_worker *w)
 {
-	const struct enc_syms *sy = w->ctx->syms;
-	bool modern = w->ctx->o->compat == ENC_MODERN;
 	size_t i;
 
-	for (i = 0; i < w->nfuncs; i++) {
-		struct ir_func *f = &w->funcs[i];
-		size_t len;
-
-		f->keep = f->suffix_only = false;
-		if (f->declaration || !f->name || !f->named_params)
-			continue;
-		len = strlen(f->name);
-		if (sy->have_funcs) {
-			if (strset_find(&sy->funcs, f->name, len) < 0) {
-				if (!modern || strset_find(&sy->funcs_prefix, f->name, len) < 0)
-					continue;
-				f->suffix_only = true;
-			}
-		} else if (!f->external) {
-			continue;
-		}
-		f->keep = true;
-	}
+	/* The name rules were applied at the DIE (func_candidate); add the parameter rule. */
+	for (i = 0; i < w->nfuncs; i++)
+		w->funcs[i].keep = w->funcs[i].candidate && w->funcs[i].named_params;
 }
-
 /* Does the type at local id look like a by-value aggregate we cannot place? */
 static bool uncertain_aggregate(struct enc_worker *w, uint32_t id)
 {
@@ -1707,6 +1696,7 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 	w->frag = frag;
 	w->d = &frag->diag;
 	w->ntypes = w->nkids = w->nfuncs = w->nvars = w->ntags = 0;
+	w->resolved_types = w->resolved_kids = 0;
 	w->int_type = -1;
 	if (u->in_types || u->unit_type == DW_UT_type || u->unit_type == DW_UT_partial ||
 	    u->unit_type == DW_UT_split_type || lang_excluded(ctx->o, u->lang)) {

@@ -47,7 +47,8 @@ int strset_init(struct strset *s, bool with_empty)
 
 void strset_free(struct strset *s)
 {
-	mem_free(s->data);
+	if (!s->borrowed)
+		mem_free(s->data);
 	mem_free(s->slots);
 	mem_free(s->hashes);
 	memset(s, 0, sizeof(*s));
@@ -73,6 +74,8 @@ int64_t strset_find(const struct strset *s, const char *str, size_t len)
 {
 	size_t slot;
 
+	if (!s->nslots)
+		return -ENOENT;
 	return lookup(s, str, len, (uint32_t)hash_bytes(str, len), &slot);
 }
 
@@ -89,6 +92,16 @@ static int64_t insert(struct strset *s, const char *str, size_t len, bool dedup)
 		return -ENOENT;
 	if (s->len + len + 1 > 0x7fffffffu)
 		return -E2BIG;
+	if (s->borrowed) {	/* copy on first write */
+		char *p = mem_alloc(s->len + len + 1);
+
+		if (!p)
+			return -ENOMEM;
+		memcpy(p, s->data, s->len);
+		s->data = p;
+		s->cap = s->len + len + 1;
+		s->borrowed = false;
+	}
 	if (mem_grow((void **)&s->data, &s->cap, 1, s->len + len + 1))
 		return -ENOMEM;
 	off = s->len;
@@ -107,39 +120,59 @@ int64_t strset_add(struct strset *s, const char *str, size_t len)
 	return insert(s, str, len, true);
 }
 
-int strset_init_from(struct strset *s, const char *data, size_t len)
+void strset_borrow(struct strset *s, const char *data, size_t len)
 {
-	size_t pos = 0;
-	int err;
-
 	memset(s, 0, sizeof(*s));
-	if ((err = rehash(s, 1024)))
-		return err;
-	if (mem_grow((void **)&s->data, &s->cap, 1, len + 1)) {
-		strset_free(s);
-		return -ENOMEM;
-	}
-	memcpy(s->data, data, len);
+	s->data = (char *)data;
 	s->len = len;
-	/* Index each string that starts at a NUL boundary; keep the first copy. */
-	while (pos < len) {
-		const char *p = memchr(data + pos, 0, len - pos);
-		size_t l = p ? (size_t)(p - (data + pos)) : len - pos;
-		uint32_t h;
-		size_t slot;
+	s->borrowed = true;
+}
 
-		if (!p)
+int strset_index(struct strset *s)
+{
+	const char *data = s->data, *end = data + s->len, *p;
+	size_t n = 0, nslots = 1024, pos = 0;
+
+	if (s->nslots)
+		return 0;
+	/* Size the table once: one slot per string at most 3/4 full. */
+	for (p = data; p < end && (p = memchr(p, 0, (size_t)(end - p))); p++)
+		n++;
+	while (nslots * 3 < n * 4)
+		nslots *= 2;
+	if (rehash(s, nslots))
+		return -ENOMEM;
+	/* Index each string that starts at a NUL boundary; keep the first copy. */
+	while (pos < s->len) {
+		const char *z = memchr(data + pos, 0, s->len - pos);
+		size_t l, slot;
+		uint32_t h;
+
+		if (!z)
 			break;
+		l = (size_t)(z - (data + pos));
 		h = (uint32_t)hash_bytes(data + pos, l);
 		if (lookup(s, data + pos, l, h, &slot) < 0) {
 			s->slots[slot] = (uint32_t)pos + 1;
 			s->hashes[slot] = h;
-			if (++s->count * 4 > s->nslots * 3 && rehash(s, s->nslots * 2)) {
-				strset_free(s);
+			if (++s->count * 4 > s->nslots * 3 && rehash(s, s->nslots * 2))
 				return -ENOMEM;
-			}
 		}
 		pos += l + 1;
+	}
+	return 0;
+}
+
+int strset_init_from(struct strset *s, const char *data, size_t len)
+{
+	memset(s, 0, sizeof(*s));
+	if (mem_grow((void **)&s->data, &s->cap, 1, len + 1))
+		return -ENOMEM;
+	memcpy(s->data, data, len);
+	s->len = len;
+	if (strset_index(s)) {
+		strset_free(s);
+		return -ENOMEM;
 	}
 	return 0;
 }

@@ -15,12 +15,21 @@ struct strset {
 	uint32_t *slots;	/* open addressing: offset+1, 0 = empty */
 	uint32_t *hashes;	/* low 32 bits of each slot's hash */
 	size_t nslots, count;
+	bool borrowed;		/* data points into memory the set does not own */
 };
 
 /* Empty set; if with_empty, "" is added first at offset 0. */
 int strset_init(struct strset *s, bool with_empty);
 /* Start from an existing section (copied); duplicates keep their first offset. */
 int strset_init_from(struct strset *s, const char *data, size_t len);
+/*
+ * Start from an existing section without copying it and without an index
+ * (lookups find nothing until strset_index()).  The section must stay
+ * valid and unchanged while the set lives; the first strset_add() copies it.
+ */
+void strset_borrow(struct strset *s, const char *data, size_t len);
+/* Build the lookup index over the current strings (no-op if there is one). */
+int strset_index(struct strset *s);
 void strset_free(struct strset *s);
 /* Offset of s (added if absent) or a negative errno. */
 int64_t strset_add(struct strset *s, const char *str, size_t len);

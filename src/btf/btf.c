@@ -95,11 +95,30 @@ void btf_free(struct btf *btf)
 {
 	if (!btf)
 		return;
-	mem_free(btf->types);
+	if (!btf->types_borrowed)
+		mem_free(btf->types);
 	mem_free(btf->index);
 	mem_free(btf->layout);
 	strset_free(&btf->strs);
+	if (btf->release)
+		btf->release(btf->release_ctx);
 	mem_free(btf);
+}
+
+int btf_own(struct btf *btf)
+{
+	uint32_t *t;
+
+	if (!btf->types_borrowed)
+		return 0;
+	t = mem_alloc(MAX(btf->types_len, (size_t)1) * 4);
+	if (!t)
+		return diag_err(&btf->err, ENOMEM, "out of memory copying types");
+	memcpy(t, btf->types, btf->types_len * 4);
+	btf->types = t;
+	btf->types_cap = MAX(btf->types_len, (size_t)1);
+	btf->types_borrowed = false;
+	return 0;
 }
 
 int btf_strs_init_raw(struct strset *s, const char *data, size_t len)
@@ -117,16 +136,7 @@ int btf_strs_init_raw(struct strset *s, const char *data, size_t len)
 
 int btf_strs_index(struct strset *s)
 {
-	struct strset n;
-	int err;
-
-	if (s->nslots)
-		return 0;
-	if ((err = strset_init_from(&n, s->data, s->len)))
-		return err;
-	strset_free(s);
-	*s = n;
-	return 0;
+	return strset_index(s);
 }
 
 int btf_index_strings(struct btf *btf)
@@ -169,6 +179,8 @@ const struct btf_type *btf_type_by_id(const struct btf *btf, uint32_t id)
 struct btf_type *btf_type_mut(struct btf *btf, uint32_t id)
 {
 	if (id < btf->start_id || id - btf->start_id >= btf->nr_types)
+		return NULL;
+	if (btf->types_borrowed && btf_own(btf))
 		return NULL;
 	return (struct btf_type *)(btf->types + btf->index[id - btf->start_id]);
 }
@@ -250,6 +262,8 @@ static int64_t reserve_type(struct btf *btf, size_t nwords)
 
 	if (btf_type_count(btf) > 0x7ffffffe)
 		return diag_err(&btf->err, E2BIG, "too many types (%u)", btf_type_count(btf));
+	if (btf_own(btf))
+		return -ENOMEM;
 	if (VEC_RESERVE(btf->types, btf->types_cap, off + nwords) ||
 	    VEC_RESERVE(btf->index, btf->index_cap, btf->nr_types + 1))
 		return diag_err(&btf->err, ENOMEM, "out of memory adding type %u",
@@ -420,6 +434,8 @@ static int64_t grow_last(struct btf *btf, const char *what, unsigned k1, unsigne
 	if (!btf->nr_types || (btf->last_type_kind != (int)k1 && btf->last_type_kind != (int)k2))
 		return diag_err(&btf->err, EINVAL, "btf_add_%s: last type is not a %s", what,
 				btf_kind_str(k1));
+	if (btf_own(btf))
+		return -ENOMEM;
 	t = btf_type_mut(btf, btf_type_count(btf) - 1);
 	if (btf_vlen(t) >= BTF_MAX_VLEN)
 		return diag_err(&btf->err, E2BIG, "btf_add_%s: type %u has %u elements", what,
@@ -751,6 +767,8 @@ int btf_append(struct btf *dst, const struct btf *src)
 
 	if (src->base != dst->base && src->start_id != 1)
 		return diag_err(&dst->err, EINVAL, "btf_append: source is split on another base");
+	if (btf_own(dst))
+		return -ENOMEM;
 	if (VEC_RESERVE(dst->types, dst->types_cap, dst->types_len + src->types_len) ||
 	    VEC_RESERVE(dst->index, dst->index_cap, dst->nr_types + src->nr_types))
 		return diag_err(&dst->err, ENOMEM, "btf_append: out of memory");
@@ -805,7 +823,7 @@ int btf_strings_relayout(struct btf *btf, struct diag *d)
 	struct strset ns;
 	uint32_t id, end = btf_type_count(btf);
 
-	if (strset_init(&ns, btf->start_id == 1 && !btf->base))
+	if (btf_own(btf) || strset_init(&ns, btf->start_id == 1 && !btf->base))
 		return diag_err(d, ENOMEM, "out of memory re-laying out strings");
 	for (id = btf->start_id; id < end; id++) {
 		struct btf_type *t = btf_type_mut(btf, id);

@@ -170,11 +170,26 @@ struct btf {
 	uint32_t nlayout;		/* entries in layout */
 	int last_type_kind;		/* kind of the last added type, for btf_add_member etc. */
 	struct diag err;		/* first builder error */
+	bool types_borrowed;		/* types point into the parsed blob (BTF_PARSE_BORROW) */
+	void (*release)(void *);	/* btf_free() calls release(release_ctx) last */
+	void *release_ctx;
 };
 
 /* New empty BTF; split on base if base is not NULL (base must outlive it). */
 struct btf *btf_new(const struct btf *base);
 void btf_free(struct btf *btf);
+/*
+ * Make a BTF parsed with BTF_PARSE_BORROW own its types (a copy) before
+ * they are changed in place.  Every mutator in btf/ and btf_type_mut()
+ * call it; code that writes btf->types directly must too.  0 or -ENOMEM.
+ */
+int btf_own(struct btf *btf);
+/* Have btf_free() call release(ctx), e.g. to unmap the blob a BTF borrows. */
+static inline void btf_set_release(struct btf *btf, void (*release)(void *), void *ctx)
+{
+	btf->release = release;
+	btf->release_ctx = ctx;
+}
 
 /* Type count including void and the base's types: the next id to be added. */
 static inline uint32_t btf_type_count(const struct btf *btf) { return btf->start_id + btf->nr_types; }
@@ -193,7 +208,10 @@ static inline const struct diag *btf_error(const struct btf *btf) { return btf->
  * range.  Ids below start_id are looked up in the base.
  */
 const struct btf_type *btf_type_by_id(const struct btf *btf, uint32_t id);
-/* Mutable access to an own type (NULL for base ids and void). */
+/*
+ * Mutable access to an own type (NULL for base ids and void).  A borrowed
+ * BTF is copied first (btf_own()); NULL if that copy cannot be allocated.
+ */
 struct btf_type *btf_type_mut(struct btf *btf, uint32_t id);
 /* Size in bytes of a whole record (header included). */
 static inline size_t btf_type_size(const struct btf_type *t)
@@ -300,7 +318,7 @@ uint32_t *btf_field_iter_next(struct btf_field_iter *it);
 
 /*
  * Parse a raw blob (either byte order, 24- or 32-byte header) on an
- * optional base.  The blob is copied.  Checks are libbpf's: header and
+ * optional base.  The blob is copied (see BTF_PARSE_BORROW).  Checks are libbpf's: header and
  * section bounds, string section shape, record bounds, and (unless
  * BTF_PARSE_LENIENT) that every string offset and type id resolves and
  * FUNCs point at FUNC_PROTOs.
@@ -314,6 +332,14 @@ uint32_t *btf_field_iter_next(struct btf_field_iter *it);
  * btf_index_strings()).
  */
 #define BTF_PARSE_NO_STR_INDEX	(1u << 1)
+/*
+ * Do not copy: a native-order blob's types and strings are used where they
+ * lie (a mapped file needs no anonymous pages).  The blob must stay valid
+ * and unchanged until btf_free() (btf_set_release() ties the two); it may
+ * be read-only, as btf_own() copies before any change.  A foreign-order
+ * or misaligned type section is copied as usual.
+ */
+#define BTF_PARSE_BORROW	(1u << 2)
 int btf_parse(const void *data, size_t len, const struct btf *base, struct btf **out,
 	      struct diag *d);
 int btf_parse_flags(const void *data, size_t len, const struct btf *base, unsigned flags,

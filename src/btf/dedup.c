@@ -769,9 +769,11 @@ static int pb_strs(struct btf_dedup_base *pb, struct diag *d)
 			return diag_err(d, EINVAL, "dedup: more than %zu base levels", ARRAY_SIZE(pb->bs));
 		pb->bs[pb->nb].btf = b;
 		if (!b->strs.nslots) {
-			if (strset_init_from(&pb->bs[pb->nb].priv, b->strs.data, b->strs.len))
-				return -ENOMEM;
 			pb->bs[pb->nb].own = true;
+			strset_borrow(&pb->bs[pb->nb].priv, b->strs.data, b->strs.len);
+			if (strset_index(&pb->bs[pb->nb++].priv))
+				return -ENOMEM;
+			continue;
 		}
 		pb->nb++;
 	}
@@ -1114,11 +1116,13 @@ static int dedup_strings(struct dedup *d)
 			}
 			lbs[nb].btf = b;
 			if (!b->strs.nslots) {
-				if (strset_init_from(&lbs[nb].priv, b->strs.data, b->strs.len)) {
+				lbs[nb].own = true;
+				strset_borrow(&lbs[nb].priv, b->strs.data, b->strs.len);
+				if (strset_index(&lbs[nb].priv)) {
+					nb++;
 					err = -ENOMEM;
 					goto out;
 				}
-				lbs[nb].own = true;
 			}
 			nb++;
 		}
@@ -2046,6 +2050,8 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 
 	if (!opts)
 		opts = &defaults;
+	if (btf_own(btf))
+		return diag_err(diag, ENOMEM, "dedup: out of memory");
 	d.btf = btf;
 	d.opts = opts;
 	d.d = diag;
@@ -2147,7 +2153,7 @@ struct btf_dedup_stream *btf_dedup_stream_new(struct btf *btf, const struct btf_
 		return NULL;
 	}
 	s = mem_zalloc(sizeof(*s));
-	if (!s || dtab_init(&s->tab, 0, NULL))
+	if (!s || btf_own(btf) || dtab_init(&s->tab, 0, NULL))
 		goto nomem;
 	s->btf = btf;
 	s->o = *o;

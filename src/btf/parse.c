@@ -152,8 +152,9 @@ static int sanity(const struct btf *btf, uint32_t types_at, struct diag *d)
 int btf_parse_flags(const void *data, size_t len, const struct btf *base, unsigned flags,
 		    struct btf **out, struct diag *d)
 {
-	const uint8_t *p = data;
+	const uint8_t *p = data, *src;
 	const struct btf_layout *layout;
+	const char *strs;
 	struct btf_header h;
 	size_t nlayout, i, nwords, off;
 	struct btf *btf;
@@ -177,9 +178,16 @@ int btf_parse_flags(const void *data, size_t len, const struct btf *base, unsign
 	btf->endian = sw ? !btf_host_endian() : btf_host_endian();
 	btf->hdr_len = h.hdr_len;
 	btf->last_type_kind = -1;
-	if ((flags & BTF_PARSE_NO_STR_INDEX ? btf_strs_init_raw : strset_init_from)(
-		    &btf->strs, (const char *)p + h.hdr_len + h.str_off, h.str_len)) {
-		mem_free(btf);
+	strs = (const char *)p + h.hdr_len + h.str_off;
+	if (flags & BTF_PARSE_BORROW) {
+		strset_borrow(&btf->strs, strs, h.str_len);
+		err = flags & BTF_PARSE_NO_STR_INDEX ? 0 : strset_index(&btf->strs);
+	} else {
+		err = (flags & BTF_PARSE_NO_STR_INDEX ? btf_strs_init_raw : strset_init_from)(
+			&btf->strs, strs, h.str_len);
+	}
+	if (err) {
+		btf_free(btf);
 		return diag_err(d, ENOMEM, "out of memory");
 	}
 	if ((uint64_t)btf->start_str_off + h.str_len > 0x7fffffff) {
@@ -208,18 +216,24 @@ int btf_parse_flags(const void *data, size_t len, const struct btf *base, unsign
 		nlayout = b->nlayout;
 	}
 
-	/* Types: copy (and swap) as words, then index. */
+	/* Types: borrow, or copy (and swap) as words; then index. */
 	nwords = h.type_len / 4;
-	btf->types_cap = nwords ? nwords : 1;
-	btf->types = mem_alloc(btf->types_cap * 4);
-	if (!btf->types) {
-		err = diag_err(d, ENOMEM, "out of memory");
-		goto fail;
+	src = p + h.hdr_len + h.type_off;
+	if ((flags & BTF_PARSE_BORROW) && !sw && !((uintptr_t)src % 4)) {
+		btf->types = (uint32_t *)src;
+		btf->types_borrowed = true;
+	} else {
+		btf->types_cap = nwords ? nwords : 1;
+		btf->types = mem_alloc(btf->types_cap * 4);
+		if (!btf->types) {
+			err = diag_err(d, ENOMEM, "out of memory");
+			goto fail;
+		}
+		memcpy(btf->types, src, h.type_len);
+		if (sw)
+			for (i = 0; i < nwords; i++)
+				btf->types[i] = bswap32(btf->types[i]);
 	}
-	memcpy(btf->types, p + h.hdr_len + h.type_off, h.type_len);
-	if (sw)
-		for (i = 0; i < nwords; i++)
-			btf->types[i] = bswap32(btf->types[i]);
 	btf->types_len = nwords;
 	if (VEC_RESERVE(btf->index, btf->index_cap, nwords / 8 + 16)) {
 		err = diag_err(d, ENOMEM, "out of memory");

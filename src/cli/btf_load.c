@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/mem.h"
@@ -17,100 +19,182 @@
 
 #define SYSFS_BTF "/sys/kernel/btf/"
 
-static int read_file(const char *path, void **data, size_t *len, struct diag *d)
-{
-	size_t cap = 1 << 20, n = 0;
-	char *buf = NULL;
-	int fd, err = 0;
+/*
+ * Where a blob's bytes live: a private read-only mapping of a raw file, the
+ * mapping of an open ELF (its .BTF section), or a heap buffer (files that
+ * cannot be mapped, such as /sys/kernel/btf on older kernels).  Mapped
+ * bytes come from the page cache: nothing is copied or zero-filled.
+ */
+struct cli_blob {
+	void *map;
+	size_t map_len;
+	struct belf *elf;
+	void *heap;
+};
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return diag_err(d, errno, "%s: %s", path, strerror(errno));
-	buf = mem_alloc(cap);
-	if (!buf) {
-		err = diag_err(d, ENOMEM, "%s: out of memory", path);
-		goto out;
-	}
+void cli_blob_release(void *ctx)
+{
+	struct cli_blob *b = ctx;
+
+	if (!b)
+		return;
+	if (b->map)
+		munmap(b->map, b->map_len);
+	belf_close(b->elf);
+	mem_free(b->heap);
+	mem_free(b);
+}
+
+static int read_fd(int fd, const char *path, size_t hint, void **data, size_t *len,
+		   struct diag *d)
+{
+	size_t cap = hint ? hint + 1 : 1 << 20, n = 0;
+	char *buf = mem_alloc(cap);
+
+	if (!buf)
+		return diag_err(d, ENOMEM, "%s: out of memory", path);
 	for (;;) {
 		ssize_t r;
 
 		if (n == cap && mem_grow((void **)&buf, &cap, 1, cap * 2)) {
-			err = diag_err(d, ENOMEM, "%s: out of memory", path);
-			goto out;
+			mem_free(buf);
+			return diag_err(d, ENOMEM, "%s: out of memory", path);
 		}
 		r = read(fd, buf + n, cap - n);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			err = diag_err(d, errno, "%s: read: %s", path, strerror(errno));
-			goto out;
+			mem_free(buf);
+			return diag_err(d, errno, "%s: read: %s", path, strerror(errno));
 		}
 		if (r == 0)
 			break;
 		n += (size_t)r;
-	}
-out:
-	close(fd);
-	if (err) {
-		mem_free(buf);
-		return err;
 	}
 	*data = buf;
 	*len = n;
 	return 0;
 }
 
-static bool is_elf(const char *path)
+static bool has_btf_magic(const void *p, size_t len)
 {
-	unsigned char m[4];
-	bool elf = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	return len >= 2 && (load16(p) == BTF_MAGIC || load16(p) == bswap16(BTF_MAGIC));
+}
 
-	if (fd < 0)
-		return false;
-	if (read(fd, m, 4) == 4 && !memcmp(m, "\177ELF", 4))
-		elf = true;
+int cli_blob_open(const char *path, struct cli_blob **out, const void **data, size_t *len,
+		  struct diag *d)
+{
+	struct cli_blob *b = mem_zalloc(sizeof(*b));
+	unsigned char m[4];
+	struct stat st = { 0 };
+	struct bslice s;
+	size_t idx;
+	int fd, err;
+
+	*out = NULL;
+	if (!b)
+		return diag_err(d, ENOMEM, "%s: out of memory", path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = diag_err(d, errno, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (pread(fd, m, 4, 0) == 4 && !memcmp(m, "\177ELF", 4)) {
+		close(fd);
+		if ((err = belf_open(&b->elf, path, d)))
+			goto fail;
+		idx = belf_find(b->elf, ".BTF");
+		if (!idx) {
+			err = diag_err(d, ENOENT, "%s: no .BTF section", path);
+			goto fail;
+		}
+		if ((err = belf_raw(b->elf, idx, &s, d)))
+			goto fail;
+		*data = s.p;
+		*len = s.len;
+		*out = b;
+		return 0;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		b->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (b->map == MAP_FAILED)
+			b->map = NULL;
+		else
+			b->map_len = (size_t)st.st_size;
+	}
+	if (b->map) {
+		*data = b->map;
+		*len = b->map_len;
+	} else {
+		void *p = NULL;
+
+		if ((err = read_fd(fd, path, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, &p, len,
+				   d))) {
+			close(fd);
+			goto fail;
+		}
+		b->heap = p;
+		*data = p;
+	}
 	close(fd);
-	return elf;
+	if (!has_btf_magic(*data, *len)) {
+		err = diag_err(d, EINVAL, "%s: neither a raw BTF blob nor an ELF file", path);
+		goto fail;
+	}
+	*out = b;
+	return 0;
+fail:
+	cli_blob_release(b);
+	return err;
 }
 
 int cli_btf_blob(const char *path, void **data, size_t *len, struct diag *d)
 {
-	struct belf *e;
-	struct bslice s;
-	size_t idx;
-	void *buf;
+	struct cli_blob *b;
+	const void *p = NULL;
 	int err;
 
-	if (!is_elf(path)) {
-		if ((err = read_file(path, data, len, d)))
-			return err;
-		if (*len >= 2 && (load16(*data) == BTF_MAGIC || load16(*data) == bswap16(BTF_MAGIC)))
-			return 0;
-		mem_free(*data);
-		*data = NULL;
-		return diag_err(d, EINVAL, "%s: neither a raw BTF blob nor an ELF file", path);
-	}
-	if ((err = belf_open(&e, path, d)))
+	if ((err = cli_blob_open(path, &b, &p, len, d)))
 		return err;
-	idx = belf_find(e, ".BTF");
-	if (!idx) {
-		belf_close(e);
-		return diag_err(d, ENOENT, "%s: no .BTF section", path);
-	}
-	if ((err = belf_raw(e, idx, &s, d))) {
-		belf_close(e);
-		return err;
-	}
-	buf = mem_alloc(s.len ? s.len : 1);
-	if (!buf) {
-		belf_close(e);
+	*data = mem_alloc(*len ? *len : 1);
+	if (!*data) {
+		cli_blob_release(b);
 		return diag_err(d, ENOMEM, "%s: out of memory", path);
 	}
-	memcpy(buf, s.p, s.len);
-	belf_close(e);
-	*data = buf;
-	*len = s.len;
+	memcpy(*data, p, *len);
+	cli_blob_release(b);
+	return 0;
+}
+
+/* Prefix d's message with the path it is about (truncating, never overflowing). */
+static void prefix_path(struct diag *d, const char *path)
+{
+	char msg[DIAG_MSG_MAX];
+	size_t n;
+
+	memcpy(msg, d->msg, sizeof(msg));
+	n = (size_t)snprintf(d->msg, sizeof(d->msg), "%.200s: ", path);
+	if (n < sizeof(d->msg))
+		snprintf(d->msg + n, sizeof(d->msg) - n, "%.300s", msg);
+}
+
+int cli_btf_parse_file(const char *path, const struct btf *base, unsigned flags,
+		       struct btf **out, struct diag *d)
+{
+	struct cli_blob *b;
+	const void *p = NULL;
+	size_t len = 0;
+	int err;
+
+	*out = NULL;
+	if ((err = cli_blob_open(path, &b, &p, &len, d)))
+		return err;
+	if ((err = btf_parse_flags(p, len, base, flags | BTF_PARSE_BORROW, out, d))) {
+		prefix_path(d, path);
+		cli_blob_release(b);
+		return err;
+	}
+	btf_set_release(*out, cli_blob_release, b);
 	return 0;
 }
 
@@ -126,50 +210,22 @@ const char *cli_btf_default_base(const char *path)
 	return SYSFS_BTF "vmlinux";
 }
 
-/* Prefix d's message with the path it is about (truncating, never overflowing). */
-static void prefix_path(struct diag *d, const char *path)
-{
-	char msg[DIAG_MSG_MAX];
-	size_t n;
-
-	memcpy(msg, d->msg, sizeof(msg));
-	n = (size_t)snprintf(d->msg, sizeof(d->msg), "%.200s: ", path);
-	if (n < sizeof(d->msg))
-		snprintf(d->msg + n, sizeof(d->msg) - n, "%.300s", msg);
-}
-
 int cli_btf_load(const char *path, const char *base_path, struct btf **base,
 		 struct btf **btf, struct diag *d)
 {
-	void *data = NULL;
-	size_t len;
 	int err;
 
 	*base = NULL;
 	*btf = NULL;
 	if (!base_path)
 		base_path = cli_btf_default_base(path);
-	if (base_path) {
-		if ((err = cli_btf_blob(base_path, &data, &len, d)))
-			return err;
-		err = btf_parse_flags(data, len, NULL, BTF_PARSE_NO_STR_INDEX, base, d);
-		mem_free(data);
-		if (err) {
-			prefix_path(d, base_path);
-			return err;
-		}
-	}
-	if ((err = cli_btf_blob(path, &data, &len, d)))
-		goto fail;
-	err = btf_parse_flags(data, len, *base, BTF_PARSE_NO_STR_INDEX, btf, d);
-	mem_free(data);
-	if (err) {
-		prefix_path(d, path);
-		goto fail;
+	if (base_path &&
+	    (err = cli_btf_parse_file(base_path, NULL, BTF_PARSE_NO_STR_INDEX, base, d)))
+		return err;
+	if ((err = cli_btf_parse_file(path, *base, BTF_PARSE_NO_STR_INDEX, btf, d))) {
+		btf_free(*base);
+		*base = NULL;
+		return err;
 	}
 	return 0;
-fail:
-	btf_free(*base);
-	*base = NULL;
-	return err;
 }

@@ -37,6 +37,21 @@ struct btf;
  * .BTF section of an ELF file.  *data is mem_alloc'ed.
  */
 int cli_btf_blob(const char *path, void **data, size_t *len, struct diag *d);
+/*
+ * The same bytes without a copy where possible (a mapping); *data stays
+ * valid until cli_blob_release(*b).
+ */
+struct cli_blob;
+int cli_blob_open(const char *path, struct cli_blob **b, const void **data, size_t *len,
+		  struct diag *d);
+void cli_blob_release(void *b);
+/*
+ * Parse path's BTF (split on base if not NULL) with btf_parse_flags(flags),
+ * borrowing the mapped blob, which btf_free() releases.  Parse errors are
+ * prefixed with path.
+ */
+int cli_btf_parse_file(const char *path, const struct btf *base, unsigned flags,
+		       struct btf **out, struct diag *d);
 /* The implied base of path: /sys/kernel/btf/vmlinux for module BTF in sysfs. */
 const char *cli_btf_default_base(const char *path);
 /*

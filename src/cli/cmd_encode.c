@@ -76,19 +76,6 @@ static int parse_langs(const char *list, uint32_t *out, size_t max)
 	return 0;
 }
 
-static int load_base(const char *path, struct btf **base, struct diag *d)
-{
-	void *data;
-	size_t len;
-	int err;
-
-	if ((err = cli_btf_blob(path, &data, &len, d)))
-		return err;
-	err = btf_parse(data, len, NULL, base, d);
-	mem_free(data);
-	return err;
-}
-
 /* Batch mode: many modules on one base, one module per worker. */
 struct batch {
 	char **paths;
@@ -333,7 +320,7 @@ int cmd_encode(int argc, char **argv)
 		goto out;
 	}
 	diag_clear(&d);
-	if (base_path && (err = load_base(base_path, &base, &d))) {
+	if (base_path && (err = cli_btf_parse_file(base_path, NULL, 0, &base, &d))) {
 		cli_report(&d, err);
 		status = EXIT_ERR;
 		goto out;

@@ -651,19 +651,6 @@ static const char usage_text[] =
 	"  --packed, --with_flexible_array, --compile, --skip_missing, --suppress_*.\n"
 	"  Without FILE: /sys/kernel/btf/vmlinux ($PAHOLE_VMLINUX_BTF_FILENAME).\n";
 
-static int load_base(const char *path, struct btf **base, struct diag *d)
-{
-	void *data;
-	size_t len;
-	int err;
-
-	if ((err = cli_btf_blob(path, &data, &len, d)))
-		return err;
-	err = btf_parse(data, len, NULL, base, d);
-	mem_free(data);
-	return err;
-}
-
 static int run_encode(struct pahole_opts *po)
 {
 	uint32_t langs_buf[64];
@@ -685,7 +672,7 @@ static int run_encode(struct pahole_opts *po)
 	o.log = pahole_log;
 	o.log_ctx = NULL;
 	diag_clear(&d);
-	if (po->btf_base && (err = load_base(po->btf_base, &base, &d))) {
+	if (po->btf_base && (err = cli_btf_parse_file(po->btf_base, NULL, 0, &base, &d))) {
 		cli_report(&d, err);
 		return EXIT_ERR;
 	}

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fmt.h"
 #include "base/hash.h"
 #include "base/mem.h"
 #include "layout/layout.h"
@@ -38,7 +39,7 @@ static int lbuf_vprintf(struct lbuf *b, const char *fmt, va_list ap)
 	int n;
 
 	va_copy(aq, ap);
-	n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, aq);
+	n = fmt_vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, aq);
 	va_end(aq);
 	if (n < 0)
 		return 0;
@@ -53,7 +54,7 @@ static int lbuf_vprintf(struct lbuf *b, const char *fmt, va_list ap)
 			b->oom = true;
 			return n;
 		}
-		vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		fmt_vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
 	}
 	b->len += (size_t)n;
 	return n;
@@ -96,7 +97,7 @@ static int PRINTF_LIKE(2, 3) sp(struct sink *s, const char *fmt, ...)
 }
 
 /* Append n bytes of str (no formatting): the hot path for tabs and punctuation. */
-static int sput(struct sink *s, const char *str, size_t n)
+static inline int sput(struct sink *s, const char *str, size_t n)
 {
 	struct lbuf *b = s->b;
 
@@ -116,6 +117,53 @@ static int sput(struct sink *s, const char *str, size_t n)
 
 static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
 #define NTABS ((int)sizeof(tabs) - 1)
+
+static int sput_s(struct sink *s, const char *str)
+{
+	return sput(s, str, strlen(str));
+}
+
+/* n spaces */
+static int sput_pad(struct sink *s, int n)
+{
+	static const char spaces[] = "                                                                ";
+	int done = 0;
+
+	while (n > done) {
+		int k = n - done < (int)sizeof(spaces) - 1 ? n - done : (int)sizeof(spaces) - 1;
+
+		done += sput(s, spaces, (size_t)k);
+	}
+	return done;
+}
+
+/* "%*u": v right-aligned in width (left-aligned for a negative width) */
+static int sput_u(struct sink *s, unsigned v, int width)
+{
+	char buf[12], *e = buf + sizeof(buf), *d = e;
+	int n, w = width < 0 ? -width : width;
+
+	do
+		*--d = (char)('0' + v % 10);
+	while (v /= 10);
+	n = (int)(e - d);
+	if (width > n)
+		sput_pad(s, width - n);
+	sput(s, d, (size_t)n);
+	if (width < 0 && w > n)
+		sput_pad(s, w - n);
+	return n > w ? n : w;
+}
+
+/* "%-*s %s" */
+static int sput_name_pair(struct sink *s, int width, const char *a, const char *b)
+{
+	int n = sput_s(s, a), w = width < 0 ? -width : width;
+
+	if (w > n)
+		n += sput_pad(s, w - n);
+	return n + sput(s, " ", 1) + sput_s(s, b);
+}
 
 /* ---- pahole's tags over BTF ---- */
 
@@ -627,36 +675,57 @@ static size_t ftype_fprintf(struct layout *l, const struct btf_type *ft, const c
 static const char *tag_name(struct layout *l, const struct btf_type *t, char *bf, size_t len,
 			    const struct conf *conf, int depth);
 
-/* base_type__name: pahole 1.24 prints BTF base type names as they are. */
-static const char *base_type_name(struct layout *l, const struct btf_type *t, char *bf, size_t len)
+/* snprintf(bf, len, "%s%s%s%s", a, b, c, d) for the names built here */
+static void cat_names(char *bf, size_t len, const char *a, const char *b, const char *c,
+		      const char *d)
 {
-	const char *name = pt_name(l, t);
+	const char *part[4] = { a, b, c, d };
+	size_t n = 0;
 
-	snprintf(bf, len, "%s", name ? name : "");
-	return bf;
+	if (!len)
+		return;
+	for (int i = 0; i < 4; i++) {
+		size_t k = strlen(part[i]);
+
+		if (k > len - 1 - n)
+			k = len - 1 - n;
+		memcpy(bf + n, part[i], k);
+		n += k;
+	}
+	bf[n] = 0;
 }
 
 static void copy_name(char *bf, size_t len, const char *s)
 {
 	/* strncpy semantics without the unterminated case */
-	snprintf(bf, len, "%s", s);
+	cat_names(bf, len, s, "", "", "");
 }
+
+/* base_type__name: pahole 1.24 prints BTF base type names as they are. */
+static const char *base_type_name(struct layout *l, const struct btf_type *t, char *bf, size_t len)
+{
+	const char *name = pt_name(l, t);
+
+	copy_name(bf, len, name ? name : "");
+	return bf;
+}
+
 
 /* tag__ptr_name */
 static const char *tag_ptr_name(struct layout *l, const struct btf_type *t, char *bf, size_t len,
 				const char *ptr_suffix, const struct conf *conf, int depth)
 {
 	if (pt_type(t) == 0) {
-		snprintf(bf, len, "void %s", ptr_suffix);
+		fmt_snprintf(bf, len, "void %s", ptr_suffix);
 	} else {
 		const struct btf_type *type = ptag(l, pt_type(t));
 
 		if (!type) {
-			int n = snprintf(bf, len, "<ERROR(%s:%d): %#llx not found!>", "__tag__name",
+			int n = fmt_snprintf(bf, len, "<ERROR(%s:%d): %#llx not found!>", "__tag__name",
 					 0, (unsigned long long)pt_type(t));
 
 			if (n >= 0 && (size_t)n < len)
-				snprintf(bf + n, len - (size_t)n, " %s", ptr_suffix);
+				fmt_snprintf(bf + n, len - (size_t)n, " %s", ptr_suffix);
 		} else {
 			char tmpbf[1024];
 			const char *const_pointer = "";
@@ -669,7 +738,7 @@ static const char *tag_ptr_name(struct layout *l, const struct btf_type *t, char
 					type = next;
 				}
 			}
-			snprintf(bf, len, "%s %s%s", tag_name(l, type, tmpbf, sizeof(tmpbf), conf, depth + 1),
+			fmt_snprintf(bf, len, "%s %s%s", tag_name(l, type, tmpbf, sizeof(tmpbf), conf, depth + 1),
 				 const_pointer, ptr_suffix);
 		}
 	}
@@ -708,7 +777,7 @@ static const char *tag_name(struct layout *l, const struct btf_type *t, char *bf
 	case BTF_KIND_RESTRICT:
 		type = ptag(l, pt_type(t));
 		if (!type && pt_type(t) != 0) {
-			snprintf(bf, len, "<ERROR(%s:%d): %#llx not found!>", "__tag__name", 0,
+			fmt_snprintf(bf, len, "<ERROR(%s:%d): %#llx not found!>", "__tag__name", 0,
 				 (unsigned long long)pt_type(t));
 		} else {
 			char tmpbf[128];
@@ -720,13 +789,13 @@ static const char *tag_name(struct layout *l, const struct btf_type *t, char *bf
 			case BTF_KIND_CONST: prefix = "const "; break;
 			case BTF_KIND_RESTRICT: suffix = " restrict"; break;
 			}
-			snprintf(bf, len, "%s%s%s%s", prefix, type_str, suffix, " ");
+			cat_names(bf, len, prefix, type_str, suffix, " ");
 		}
 		break;
 	case BTF_KIND_ARRAY:
 		type = ptag(l, pt_type(t));
 		if (!type)
-			snprintf(bf, len, "<ERROR(%s:%d): %#llx not found!>", "__tag__name", 0,
+			fmt_snprintf(bf, len, "<ERROR(%s:%d): %#llx not found!>", "__tag__name", 0,
 				 (unsigned long long)pt_type(t));
 		else
 			return tag_name(l, type, bf, len, conf, depth + 1);
@@ -741,7 +810,7 @@ static const char *tag_name(struct layout *l, const struct btf_type *t, char *bf
 		break;
 	}
 	case BTF_KIND_VAR:
-		snprintf(bf, len, "%s", pt_name(l, t) ? pt_name(l, t) : "(null)");
+		copy_name(bf, len, pt_name(l, t) ? pt_name(l, t) : "(null)");
 		break;
 	default: {
 		const char *prefix = "";
@@ -753,7 +822,7 @@ static const char *tag_name(struct layout *l, const struct btf_type *t, char *bf
 			prefix = "struct ";
 		else if (pt_is_union(t))
 			prefix = "union ";
-		snprintf(bf, len, "%s%s", prefix, name ? name : "");
+		cat_names(bf, len, prefix, name ? name : "", "", "");
 		break;
 	}
 	}
@@ -797,7 +866,7 @@ static size_t ftype_fprintf_parms(struct layout *l, const struct btf_type *ft, i
 		name = p[i].name_off ? btf_name(l->btf, p[i].name_off) : NULL;
 		type = ptag(l, p[i].type);
 		if (!type) {
-			snprintf(sbf, sizeof(sbf), "<ERROR: type %d not found>", (int)p[i].type);
+			fmt_snprintf(sbf, sizeof(sbf), "<ERROR: type %d not found>", (int)p[i].type);
 			stype = sbf;
 			goto print_it;
 		}
@@ -963,7 +1032,7 @@ next_type:
 					--l->depth;
 					goto out_type_not_found;
 				}
-				snprintf(namebfptr, sizeof(namebfptr), "* %.*s",
+				fmt_snprintf(namebfptr, sizeof(namebfptr), "* %.*s",
 					 (int)sizeof(namebfptr) - 3, name ? name : "(null)");
 				tconf.rel_offset = 1;
 				name = namebfptr;
@@ -977,8 +1046,9 @@ next_type:
 		/* fallthrough */
 	default:
 print_default:
-		printed += (size_t)sp(s, "%-*s %s", tconf.type_spacing,
-				      tag_name(l, type, tbf, sizeof(tbf), &tconf, 0), name ? name : "(null)");
+		printed += (size_t)sput_name_pair(s, tconf.type_spacing,
+						  tag_name(l, type, tbf, sizeof(tbf), &tconf, 0),
+						  name ? name : "(null)");
 		break;
 	case BTF_KIND_FUNC_PROTO:
 		printed += ftype_fprintf(l, type, name, 0, 0, tconf.type_spacing, &tconf, s);
@@ -1085,6 +1155,41 @@ static size_t cacheline_boundary(struct layout *l, const struct conf *conf, uint
 	return printed;
 }
 
+/*
+ * A member line's offset and size comment, as class_member__fprintf
+ * prints it ("%*s" then the comment with "%5u", ":%2u", "%*u", or the
+ * --hex forms); decimal without printf.
+ */
+static size_t offset_comment(struct sink *s, bool hex, int spacing, uint32_t offset,
+			     const struct lmember *m, int size)
+{
+	int size_spacing = 5, pad = spacing < 0 ? -spacing : spacing;
+	size_t printed;
+
+	if (hex)
+		printed = (size_t)sp(s, "%*s/* %#5x", spacing, " ", offset);
+	else
+		printed = (size_t)(sput_pad(s, pad > 1 ? pad : 1) + sput(s, "/* ", 3) +
+				   sput_u(s, offset, 5));
+	if (m->bitfield_size != 0) {
+		unsigned bitfield_offset = (unsigned)m->bitfield_offset;
+
+		if (m->bitfield_offset < 0)
+			bitfield_offset = (unsigned)((int)m->byte_size * 8 + m->bitfield_offset);
+		if (hex)
+			printed += (size_t)sp(s, ":%#2x", bitfield_offset);
+		else
+			printed += (size_t)(sput(s, ":", 1) + sput_u(s, bitfield_offset, 2));
+		size_spacing -= 3;
+	}
+	if (hex)
+		printed += (size_t)sp(s, " %#*x */", size_spacing, size);
+	else
+		printed += (size_t)(sput(s, " ", 1) + sput_u(s, (unsigned)size, size_spacing) +
+				    sput(s, " */", 3));
+	return printed;
+}
+
 /* class_member__fprintf */
 static size_t class_member_fprintf(struct layout *l, struct lmember *member, bool union_member,
 				   uint32_t tid, const struct conf *conf, struct sink *s)
@@ -1111,8 +1216,8 @@ static size_t class_member_fprintf(struct layout *l, struct lmember *member, boo
 		printed += type_fprintf(l, tid, NULL, &sconf, s);
 		if (name) {
 			if (!pt_name(l, type))
-				printed += (size_t)sp(s, " ");
-			printed += (size_t)sp(s, "%s", name);
+				printed += (size_t)sput(s, " ", 1);
+			printed += (size_t)sput_s(s, name);
 		}
 	} else {
 		printed += type_fprintf(l, tid, name, &sconf, s);
@@ -1128,7 +1233,6 @@ static size_t class_member_fprintf(struct layout *l, struct lmember *member, boo
 	if (scomposite && pt_name(l, type) == NULL) {
 		if (!sconf.suppress_offset_comment) {
 			int slen = member_alignment_printed + (cm_name ? (int)strlen(cm_name) : -1);
-			int size_spacing = 5;
 
 			if (pt_is_struct(type) && !conf->suppress_packed) {
 				struct lclass *mc = lclass_get(l, tid);
@@ -1136,39 +1240,16 @@ static size_t class_member_fprintf(struct layout *l, struct lmember *member, boo
 				if (mc && mc->is_packed)
 					slen += (int)sizeof("__attribute__((__packed__))");
 			}
-			printed += (size_t)sp(s, sconf.hex_fmt ? "%*s/* %#5x" : "%*s/* %5u",
-					      sconf.type_spacing + sconf.name_spacing - slen - 3, " ",
-					      offset);
-			if (member->bitfield_size != 0) {
-				unsigned bitfield_offset = (unsigned)member->bitfield_offset;
-
-				if (member->bitfield_offset < 0)
-					bitfield_offset = (unsigned)((int)member->byte_size * 8 +
-								     member->bitfield_offset);
-				printed += (size_t)sp(s, sconf.hex_fmt ? ":%#2x" : ":%2u", bitfield_offset);
-				size_spacing -= 3;
-			}
-			printed += (size_t)sp(s, sconf.hex_fmt ? " %#*x */" : " %*u */", size_spacing, size);
+			printed += offset_comment(s, sconf.hex_fmt,
+						  sconf.type_spacing + sconf.name_spacing - slen - 3,
+						  offset, member, size);
 		}
 	} else {
 		int spacing = sconf.type_spacing + sconf.name_spacing - (int)printed;
 
-		if (!sconf.suppress_offset_comment) {
-			int size_spacing = 5;
-
-			printed += (size_t)sp(s, sconf.hex_fmt ? "%*s/* %#5x" : "%*s/* %5u",
-					      spacing > 0 ? spacing : 0, " ", offset);
-			if (member->bitfield_size != 0) {
-				unsigned bitfield_offset = (unsigned)member->bitfield_offset;
-
-				if (member->bitfield_offset < 0)
-					bitfield_offset = (unsigned)((int)member->byte_size * 8 +
-								     member->bitfield_offset);
-				printed += (size_t)sp(s, sconf.hex_fmt ? ":%#2x" : ":%2u", bitfield_offset);
-				size_spacing -= 3;
-			}
-			printed += (size_t)sp(s, sconf.hex_fmt ? " %#*x */" : " %*u */", size_spacing, size);
-		}
+		if (!sconf.suppress_offset_comment)
+			printed += offset_comment(s, sconf.hex_fmt, spacing > 0 ? spacing : 0, offset,
+						  member, size);
 	}
 	return printed + printed_cacheline;
 }

@@ -3,6 +3,7 @@
 
 #include "base/arena.h"
 #include "base/diag.h"
+#include "base/fmt.h"
 #include "base/mem.h"
 #include "base/pool.h"
 #include "base/strset.h"
@@ -131,4 +132,77 @@ TEST(mem_fault_injection)
 	CHECK(a != NULL);
 	CHECK(b == NULL);
 	mem_free(a);
+}
+
+TEST(strset_borrow_indexes_in_place_and_copies_on_add)
+{
+	static const char sec[] = "\0int\0long\0int\0";
+	struct strset s;
+
+	strset_borrow(&s, sec, sizeof(sec) - 1);
+	CHECK(strset_find(&s, "int", 3) == -ENOENT);	/* no index yet */
+	REQUIRE(strset_index(&s) == 0);
+	CHECK(s.data == sec);
+	CHECK_EQ_U(strset_find(&s, "int", 3), 1);
+	CHECK_EQ_U(strset_find(&s, "long", 4), 5);
+	CHECK_EQ_U(strset_add(&s, "char", 4), sizeof(sec) - 1);
+	CHECK(s.data != sec && !s.borrowed);
+	CHECK_STR(strset_get(&s, 5), "long");
+	CHECK_EQ_U(strset_find(&s, "char", 4), sizeof(sec) - 1);
+	strset_free(&s);
+}
+
+/* fmt_snprintf must give the C library's bytes and count for every case. */
+static int check_fmt(const char *fmt, ...) PRINTF_LIKE(1, 2);
+static int check_fmt(const char *fmt, ...)
+{
+	char a[64], b[64];
+	va_list ap, aq;
+	int na, nb, bad = 0;
+	size_t sizes[] = { 0, 1, 3, sizeof(a) };
+
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		memset(a, 'A', sizeof(a));
+		memset(b, 'A', sizeof(b));
+		va_start(ap, fmt);
+		va_copy(aq, ap);
+		na = vsnprintf(a, sizes[i], fmt, ap);
+		nb = fmt_vsnprintf(b, sizes[i], fmt, aq);
+		va_end(aq);
+		va_end(ap);
+		if (na != nb || memcmp(a, b, sizeof(a))) {
+			fprintf(stderr, "fmt \"%s\" size %zu: libc %d \"%.*s\", ours %d \"%.*s\"\n", fmt,
+				sizes[i], na, (int)sizeof(a), a, nb, (int)sizeof(b), b);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+TEST(fmt_matches_libc)
+{
+	static const int ints[] = { 0, 1, -1, 7, 42, -42, 12345, 2147483647, -2147483647 - 1 };
+	static const int widths[] = { -7, -1, 0, 1, 2, 5, 12 };
+	int bad = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(ints); i++) {
+		int v = ints[i];
+
+		bad += check_fmt("%d|%i|%u|%x|%X|%5u|%2u|%-5d|%05d|%+d|% d", v, v, v, v, v, v, v, v,
+				 v, v, v);
+		bad += check_fmt("%#x|%#5x|%#2x|%#06x|%.3d|%.0d|%.0x|%8.3d|%-8.3u|%#.0x", v, v, v, v,
+				 v, v, v, v, v, v);
+		bad += check_fmt("%ld|%lu|%lld|%llx|%#llx|%zu|%zd", (long)v, (unsigned long)v,
+				 (long long)v * 1000003, (unsigned long long)v * 1000003,
+				 (unsigned long long)v, (size_t)(unsigned)v, (ssize_t)v);
+		for (size_t w = 0; w < ARRAY_SIZE(widths); w++)
+			bad += check_fmt("[%*u][%*d][%#*x][%*s/* %5u][%-*s %s][%.*s]", widths[w], v,
+					 widths[w], v, widths[w], v, widths[w], " ", v, widths[w],
+					 "struct foo", "bar", widths[w], "truncated");
+	}
+	bad += check_fmt("%s|%5s|%-5s|%.2s|%c|%3c|%-3c|%%|100%%", "abc", "ab", "ab", "abc", 'x',
+			 'y', 'z');
+	bad += check_fmt("no conversions at all, just a longer text than the buffer holds");
+	bad += check_fmt("%5.1f|%p|%o|%hd|%e", 3.25, (void *)0, 8, (short)-3, 1.5);	/* libc */
+	CHECK_EQ_U(bad, 0);
 }

@@ -1,34 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "base/strset.h"
 
-#include "base/hash.h"
 #include "base/mem.h"
 
 static int rehash(struct strset *s, size_t nslots)
 {
-	uint32_t *slots = mem_array(nslots, sizeof(*slots));
-	uint32_t *hashes = mem_array(nslots, sizeof(*hashes));
+	struct strset_slot *slots = mem_array(nslots, sizeof(*slots));
 	size_t i;
 
-	if (!slots || !hashes) {
-		mem_free(slots);
-		mem_free(hashes);
+	if (!slots)
 		return -ENOMEM;
-	}
 	for (i = 0; i < s->nslots; i++) {
 		size_t j;
 
-		if (!s->slots[i])
+		if (!s->slots[i].off1)
 			continue;
-		for (j = s->hashes[i] & (nslots - 1); slots[j]; j = (j + 1) & (nslots - 1))
+		for (j = s->slots[i].hash & (nslots - 1); slots[j].off1; j = (j + 1) & (nslots - 1))
 			;
 		slots[j] = s->slots[i];
-		hashes[j] = s->hashes[i];
 	}
 	mem_free(s->slots);
-	mem_free(s->hashes);
 	s->slots = slots;
-	s->hashes = hashes;
 	s->nslots = nslots;
 	return 0;
 }
@@ -50,7 +42,6 @@ void strset_free(struct strset *s)
 	if (!s->borrowed)
 		mem_free(s->data);
 	mem_free(s->slots);
-	mem_free(s->hashes);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -59,10 +50,10 @@ static int64_t lookup(const struct strset *s, const char *str, size_t len, uint3
 {
 	size_t j;
 
-	for (j = h & (s->nslots - 1); s->slots[j]; j = (j + 1) & (s->nslots - 1)) {
-		uint32_t off = s->slots[j] - 1;
+	for (j = h & (s->nslots - 1); s->slots[j].off1; j = (j + 1) & (s->nslots - 1)) {
+		uint32_t off = s->slots[j].off1 - 1;
 
-		if (s->hashes[j] == h && off + len < s->len &&
+		if (s->slots[j].hash == h && off + len < s->len &&
 		    memcmp(s->data + off, str, len) == 0 && s->data[off + len] == 0)
 			return off;
 	}
@@ -70,18 +61,22 @@ static int64_t lookup(const struct strset *s, const char *str, size_t len, uint3
 	return -ENOENT;
 }
 
-int64_t strset_find(const struct strset *s, const char *str, size_t len)
+int64_t strset_find_hashed(const struct strset *s, const char *str, size_t len, uint32_t h)
 {
 	size_t slot;
 
 	if (!s->nslots)
 		return -ENOENT;
-	return lookup(s, str, len, (uint32_t)hash_bytes(str, len), &slot);
+	return lookup(s, str, len, h, &slot);
 }
 
-static int64_t insert(struct strset *s, const char *str, size_t len, bool dedup)
+int64_t strset_find(const struct strset *s, const char *str, size_t len)
 {
-	uint32_t h = (uint32_t)hash_bytes(str, len);
+	return strset_find_hashed(s, str, len, strset_hash(str, len));
+}
+
+static int64_t insert(struct strset *s, const char *str, size_t len, uint32_t h, bool dedup)
+{
 	size_t slot;
 	int64_t off;
 
@@ -108,16 +103,21 @@ static int64_t insert(struct strset *s, const char *str, size_t len, bool dedup)
 	memcpy(s->data + off, str, len);
 	s->data[off + len] = 0;
 	s->len += len + 1;
-	s->slots[slot] = (uint32_t)off + 1;
-	s->hashes[slot] = h;
+	s->slots[slot].off1 = (uint32_t)off + 1;
+	s->slots[slot].hash = h;
 	if (++s->count * 4 > s->nslots * 3 && rehash(s, s->nslots * 2))
 		return -ENOMEM;
 	return off;
 }
 
+int64_t strset_add_hashed(struct strset *s, const char *str, size_t len, uint32_t h)
+{
+	return insert(s, str, len, h, true);
+}
+
 int64_t strset_add(struct strset *s, const char *str, size_t len)
 {
-	return insert(s, str, len, true);
+	return insert(s, str, len, strset_hash(str, len), true);
 }
 
 void strset_borrow(struct strset *s, const char *data, size_t len)
@@ -151,10 +151,10 @@ int strset_index(struct strset *s)
 		if (!z)
 			break;
 		l = (size_t)(z - (data + pos));
-		h = (uint32_t)hash_bytes(data + pos, l);
+		h = strset_hash(data + pos, l);
 		if (lookup(s, data + pos, l, h, &slot) < 0) {
-			s->slots[slot] = (uint32_t)pos + 1;
-			s->hashes[slot] = h;
+			s->slots[slot].off1 = (uint32_t)pos + 1;
+			s->slots[slot].hash = h;
 			if (++s->count * 4 > s->nslots * 3 && rehash(s, s->nslots * 2))
 				return -ENOMEM;
 		}

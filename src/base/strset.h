@@ -8,12 +8,17 @@
 #define BTFC_BASE_STRSET_H
 
 #include "base/common.h"
+#include "base/hash.h"
+
+struct strset_slot {
+	uint32_t off1;		/* offset + 1, 0 = empty */
+	uint32_t hash;		/* strset_hash() of the string */
+};
 
 struct strset {
 	char *data;		/* the string section */
 	size_t len, cap;
-	uint32_t *slots;	/* open addressing: offset+1, 0 = empty */
-	uint32_t *hashes;	/* low 32 bits of each slot's hash */
+	struct strset_slot *slots;	/* open addressing (one miss per probe) */
 	size_t nslots, count;
 	bool borrowed;		/* data points into memory the set does not own */
 };
@@ -35,6 +40,13 @@ void strset_free(struct strset *s);
 int64_t strset_add(struct strset *s, const char *str, size_t len);
 /* Offset of str or -ENOENT. */
 int64_t strset_find(const struct strset *s, const char *str, size_t len);
+/* The hash the set uses; the _hashed variants take it precomputed. */
+static inline uint32_t strset_hash(const char *str, size_t len)
+{
+	return (uint32_t)hash_bytes(str, len);
+}
+int64_t strset_find_hashed(const struct strset *s, const char *str, size_t len, uint32_t h);
+int64_t strset_add_hashed(struct strset *s, const char *str, size_t len, uint32_t h);
 static inline const char *strset_get(const struct strset *s, uint32_t off)
 {
 	return off < s->len ? s->data + off : NULL;

@@ -192,12 +192,10 @@ const char *btf_name(const struct btf *btf, uint32_t off)
 	return strset_get(&btf->strs, off - btf->start_str_off);
 }
 
-int64_t btf_find_str(const struct btf *btf, const char *str)
+static int64_t find_str(const struct btf *btf, const char *str, size_t len, uint32_t h)
 {
-	size_t len = strlen(str);
-
 	for (; btf; btf = btf->base) {
-		int64_t off = btf->strs.nslots ? strset_find(&btf->strs, str, len)
+		int64_t off = btf->strs.nslots ? strset_find_hashed(&btf->strs, str, len, h)
 					       : scan_str(&btf->strs, str, len);
 
 		if (off >= 0)
@@ -206,25 +204,38 @@ int64_t btf_find_str(const struct btf *btf, const char *str)
 	return -ENOENT;
 }
 
-int64_t btf_add_str(struct btf *btf, const char *str)
+int64_t btf_find_str(const struct btf *btf, const char *str)
 {
 	size_t len = strlen(str);
+
+	return find_str(btf, str, len, strset_hash(str, len));
+}
+
+int64_t btf_add_str_hashed(struct btf *btf, const char *str, size_t len, uint32_t h)
+{
 	int64_t off;
 
 	if (btf->base) {
-		off = btf_find_str(btf->base, str);
+		off = find_str(btf->base, str, len, h);
 		if (off >= 0)
 			return off;
 	}
 	if (btf_strs_index(&btf->strs))
 		return diag_err(&btf->err, ENOMEM, "out of memory indexing strings");
-	off = strset_add(&btf->strs, str, len);
+	off = strset_add_hashed(&btf->strs, str, len, h);
 	if (off < 0)
 		return diag_err(&btf->err, (int)-off, "cannot add string \"%.64s\": %s", str,
 				strerror((int)-off));
 	if ((uint64_t)off + btf->start_str_off > 0x7fffffff)
 		return diag_err(&btf->err, E2BIG, "string section exceeds 2 GiB");
 	return btf->start_str_off + off;
+}
+
+int64_t btf_add_str(struct btf *btf, const char *str)
+{
+	size_t len = strlen(str);
+
+	return btf_add_str_hashed(btf, str, len, strset_hash(str, len));
 }
 
 int btf_find_by_name_kind(const struct btf *btf, const char *name, unsigned kind)

@@ -229,6 +229,8 @@ int64_t btf_find_str(const struct btf *btf, const char *str);
 int btf_index_strings(struct btf *btf);
 /* Add str (reusing an offset from the base or own section); offset or -errno. */
 int64_t btf_add_str(struct btf *btf, const char *str);
+/* The same with len = strlen(str) and h = strset_hash(str, len) known. */
+int64_t btf_add_str_hashed(struct btf *btf, const char *str, size_t len, uint32_t h);
 
 /*
  * Rebuild the own string section in first-reference order: every string

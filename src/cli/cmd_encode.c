@@ -3,10 +3,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdatomic.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/file.h"
 #include "base/mem.h"
@@ -178,7 +179,13 @@ static int run_batch(char **paths, size_t n, const char *outdir, const struct bt
 	struct btf_dedup_base *pb = NULL;
 	size_t i, nbad = 0;
 	int status = EXIT_OK;
+	struct stat st;
 
+	/* -o names a directory: say so once rather than once per module, after the work */
+	if (outdir && stat(outdir, &st))
+		return cli_fail("encode: output directory %s: %s", outdir, strerror(errno));
+	if (outdir && !S_ISDIR(st.st_mode))
+		return cli_fail("encode: output directory %s: not a directory", outdir);
 	b.diags = mem_array(n, sizeof(*b.diags));
 	b.errs = mem_array(n, sizeof(*b.errs));
 	b.logs = mem_array(n, sizeof(*b.logs));

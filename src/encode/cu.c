@@ -1118,14 +1118,13 @@ static int group_children(struct enc_worker *w)
  * Offsets depend on which worker interned first; the final string section
  * is re-laid out in a fixed order after dedup, so output bytes do not.
  */
-static int64_t intern_slow(struct enc_worker *w, const char *s, size_t len)
+static int64_t intern_slow(struct enc_worker *w, const char *s, size_t len, uint32_t h)
 {
 	int64_t off;
 
 	pthread_mutex_lock(w->ctx->str_lock);
-	off = btf_add_str(w->ctx->out, s);
+	off = btf_add_str_hashed(w->ctx->out, s, len, h);
 	pthread_mutex_unlock(w->ctx->str_lock);
-	(void)len;
 	return off < 0 ? -ENOMEM : off;
 }
 
@@ -1215,11 +1214,11 @@ static int64_t str_off(struct enc_worker *w, const char *s)
 	if (!w->scache_text.cap && scache_grow(&w->scache_text))
 		return -ENOMEM;
 	len = strlen(s);
-	ht = (uint32_t)hash_bytes(s, len);
+	ht = strset_hash(s, len);
 	if (scache_find(&w->scache_text, ht, s, len, false, &slot, &off)) {
 		r = off;
 	} else {
-		r = intern_slow(w, s, len);
+		r = intern_slow(w, s, len, ht);
 		if (r < 0)
 			return r;
 		if (scache_put(&w->scache_text, ht, s, len, (uint32_t)r))

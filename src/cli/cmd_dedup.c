@@ -105,20 +105,8 @@ static void paths_free(struct paths *p)
 
 static int load(const char *path, const struct btf *base, struct btf **out, struct diag *d)
 {
-	char prefix[DIAG_MSG_MAX];
-	void *data;
-	size_t len;
-	int err;
-
-	if ((err = cli_btf_blob(path, &data, &len, d)))
-		return err;
-	err = btf_parse(data, len, base, out, d);
-	mem_free(data);
-	if (err) {
-		snprintf(prefix, sizeof(prefix), "%s", d->msg);
-		snprintf(d->msg, sizeof(d->msg), "%.200s: %.300s", path, prefix);
-	}
-	return err;
+	/* mapped, not copied; dedup copies the types it rewrites, never the strings */
+	return cli_btf_parse_file(path, base, BTF_PARSE_NO_STR_INDEX, out, d);
 }
 
 /*

@@ -350,6 +350,12 @@ int cmd_encode(int argc, char **argv)
 			(unsigned long long)st.units, (unsigned long long)st.units_skipped,
 			(unsigned long long)st.types_pre_dedup, (unsigned long long)st.funcs,
 			(unsigned long long)st.vars, st.open, st.convert, st.dedup);
+	if (stats && st.ded.nr_in) {
+		fprintf(stderr, "dedup: %u -> %u types;", st.ded.nr_in, st.ded.nr_out);
+		for (int ph = 0; ph < BTF_DEDUP_NR_PH; ph++)
+			fprintf(stderr, " %s %.3f s", btf_dedup_phase_names[ph], st.ded.secs[ph]);
+		fputc('\n', stderr);
+	}
 	status = EXIT_OK;
 out:
 	for (i = 0; i < npaths; i++)

@@ -808,7 +808,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	}
 	if (!o->no_dedup) {
 		struct btf_dedup_opts dop = { .nr_threads = jobs, .keep_strings = true,
-					      .prepared_base = base ? o->dedup_base : NULL };
+					      .prepared_base = base ? o->dedup_base : NULL,
+					      .stats = &st->ded };
 
 		if ((err = btf_dedup(r.out, &dop, d)))
 			goto out;

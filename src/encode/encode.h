@@ -48,6 +48,7 @@ struct enc_opts {
 /* Per-phase wall times, seconds. */
 struct enc_stats {
 	double open, convert, merge, dedup;
+	struct btf_dedup_stats ded;	/* dedup's phases (dedup also counts the string re-layout) */
 	uint64_t units, units_skipped, types_pre_dedup, funcs, vars;
 };
 

@@ -215,7 +215,7 @@ int64_t btf_add_str_hashed(struct btf *btf, const char *str, size_t len, uint32_
 {
 	int64_t off;
 
-	if (btf->base) {
+	if (btf->base && !btf->defer_base_strs) {
 		off = find_str(btf->base, str, len, h);
 		if (off >= 0)
 			return off;
@@ -229,6 +229,80 @@ int64_t btf_add_str_hashed(struct btf *btf, const char *str, size_t len, uint32_
 	if ((uint64_t)off + btf->start_str_off > 0x7fffffff)
 		return diag_err(&btf->err, E2BIG, "string section exceeds 2 GiB");
 	return btf->start_str_off + off;
+}
+
+/* A cheap key of a string for a presence filter: its length and first 8 bytes. */
+static inline uint32_t str_sig(const char *p, size_t len)
+{
+	uint64_t w = 0;
+
+	memcpy(&w, p, len < 8 ? len : 8);
+	return (uint32_t)(((w ^ len) * 0x9e3779b97f4a7c15ull) >> 48);
+}
+
+int btf_resolve_base_strs(struct btf *btf, struct diag *d)
+{
+	uint32_t *remap, id, end = btf_type_count(btf);
+	size_t own_len = btf->strs.len, left;
+	uint64_t *filter;
+	const struct btf *b;
+	const char *p, *e, *z;
+
+	if (!btf->defer_base_strs)
+		return 0;
+	btf->defer_base_strs = false;
+	if (!btf->strs.count)
+		return 0;
+	remap = mem_array(own_len ? own_len : 1, sizeof(*remap));	/* base offset + 1 */
+	filter = mem_array(65536 / 64, sizeof(*filter));
+	if (!remap || !filter) {
+		mem_free(remap);
+		mem_free(filter);
+		return diag_err(d, ENOMEM, "out of memory resolving strings against the base");
+	}
+	/* Most base strings are not ours: a 64 Kbit filter spares hashing them. */
+	for (p = btf->strs.data, e = p + own_len; p < e && (z = memchr(p, 0, (size_t)(e - p))); p = z + 1) {
+		uint32_t k = str_sig(p, (size_t)(z - p));
+
+		filter[k / 64] |= 1ull << (k % 64);
+	}
+	left = btf->strs.count;
+	for (b = btf->base; b && left; b = b->base) {
+		for (p = b->strs.data, e = p + b->strs.len; p < e && left &&
+		     (z = memchr(p, 0, (size_t)(e - p))); p = z + 1) {
+			size_t len = (size_t)(z - p);
+			uint32_t k = str_sig(p, len);
+			int64_t o;
+
+			if (!(filter[k / 64] >> (k % 64) & 1))
+				continue;
+			o = strset_find_hashed(&btf->strs, p, len, strset_hash(p, len));
+			if (o >= 0 && !remap[o]) {
+				remap[o] = b->start_str_off + (uint32_t)(p - b->strs.data) + 1;
+				left--;
+			}
+		}
+	}
+	mem_free(filter);
+	if (left != btf->strs.count)
+		for (id = btf->start_id; id < end; id++) {
+			struct btf_type *t = btf_type_mut(btf, id);
+			struct btf_field_iter it;
+			uint32_t *f;
+
+			if (!t) {
+				mem_free(remap);
+				return diag_err(d, ENOMEM, "out of memory resolving strings against the base");
+			}
+			if (btf_field_iter_init(&it, t, BTF_FIELD_STRS))
+				continue;
+			while ((f = btf_field_iter_next(&it)))
+				if (*f >= btf->start_str_off && *f - btf->start_str_off < own_len &&
+				    remap[*f - btf->start_str_off])
+					*f = remap[*f - btf->start_str_off] - 1;
+		}
+	mem_free(remap);
+	return 0;
 }
 
 int64_t btf_add_str(struct btf *btf, const char *str)

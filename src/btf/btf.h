@@ -171,6 +171,7 @@ struct btf {
 	int last_type_kind;		/* kind of the last added type, for btf_add_member etc. */
 	struct diag err;		/* first builder error */
 	bool types_borrowed;		/* types point into the parsed blob (BTF_PARSE_BORROW) */
+	bool defer_base_strs;		/* btf_add_str skips the base (btf_defer_base_strs) */
 	void (*release)(void *);	/* btf_free() calls release(release_ctx) last */
 	void *release_ctx;
 };
@@ -229,6 +230,16 @@ int64_t btf_find_str(const struct btf *btf, const char *str);
 int btf_index_strings(struct btf *btf);
 /* Add str (reusing an offset from the base or own section); offset or -errno. */
 int64_t btf_add_str(struct btf *btf, const char *str);
+/*
+ * Split BTF under construction on a base without a string index: skip the
+ * base in btf_add_str(), so the base's ~100k strings need not be hashed
+ * into an index for a few thousand lookups, and later map every own
+ * string the base also has to the base's offset in one pass over the
+ * base's strings (btf_resolve_base_strs).  The result is what adding with
+ * the base's index gives: the nearest base level's first copy wins.
+ */
+static inline void btf_defer_base_strs(struct btf *btf) { btf->defer_base_strs = btf->base != NULL; }
+int btf_resolve_base_strs(struct btf *btf, struct diag *d);
 /* The same with len = strlen(str) and h = strset_hash(str, len) known. */
 int64_t btf_add_str_hashed(struct btf *btf, const char *str, size_t len, uint32_t h);
 

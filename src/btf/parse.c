@@ -111,39 +111,129 @@ static int check_strings(const char *s, uint32_t n, uint32_t off, bool split, st
 	return 0;
 }
 
-/* libbpf-level sanity: strings and ids resolve, FUNC -> FUNC_PROTO. */
+static int bad_str(const struct btf *btf, uint32_t i, uint32_t types_at, uint32_t off,
+		   uint32_t send, struct diag *d)
+{
+	const struct btf_type *t = (const struct btf_type *)(btf->types + btf->index[i]);
+
+	return diag_err(d, EINVAL,
+			"type [%u] %s at offset %u: string offset %u beyond the string section (%u)",
+			btf->start_id + i, btf_kind_str(btf_kind(t)), types_at + btf->index[i] * 4,
+			off, send);
+}
+
+static int bad_id(const struct btf *btf, uint32_t i, uint32_t types_at, uint32_t ref, uint32_t n,
+		  struct diag *d)
+{
+	const struct btf_type *t = (const struct btf_type *)(btf->types + btf->index[i]);
+
+	return diag_err(d, EINVAL,
+			"type [%u] %s at offset %u: reference to type id %u beyond the last id %u",
+			btf->start_id + i, btf_kind_str(btf_kind(t)), types_at + btf->index[i] * 4,
+			ref, n - 1);
+}
+
+/*
+ * The generic field walk (btf_field_iter) for one record: strings first,
+ * then ids, each in field order.  Used for kinds only a layout describes.
+ */
+static int sanity_generic(const struct btf *btf, uint32_t i, uint32_t types_at, uint32_t send,
+			  uint32_t n, struct diag *d)
+{
+	struct btf_type *t = (struct btf_type *)(btf->types + btf->index[i]);
+	struct btf_field_iter it;
+	uint32_t *p;
+
+	if (btf_field_iter_init(&it, t, BTF_FIELD_STRS))
+		return 0;	/* unknown kind described by the layout */
+	while ((p = btf_field_iter_next(&it)))
+		if (*p >= send)
+			return bad_str(btf, i, types_at, *p, send, d);
+	btf_field_iter_init(&it, t, BTF_FIELD_IDS);
+	while ((p = btf_field_iter_next(&it)))
+		if (*p >= n)
+			return bad_id(btf, i, types_at, *p, n, d);
+	return 0;
+}
+
+/*
+ * libbpf-level sanity: strings and ids resolve, FUNC -> FUNC_PROTO.  The
+ * same fields in the same order as btf_field_iter visits them, without
+ * its per-record set-up (this runs over every type of every parse).
+ */
 static int sanity(const struct btf *btf, uint32_t types_at, struct diag *d)
 {
-	uint32_t i, n = btf_type_count(btf), send = btf_strs_end(btf);
+	uint32_t i, j, n = btf_type_count(btf), send = btf_strs_end(btf);
 
 	for (i = 0; i < btf->nr_types; i++) {
-		struct btf_type *t = (struct btf_type *)(btf->types + btf->index[i]);
-		uint32_t id = btf->start_id + i;
-		struct btf_field_iter it;
-		uint32_t *p;
+		const uint32_t *w = btf->types + btf->index[i];
+		const struct btf_type *t = (const struct btf_type *)w;
+		unsigned vlen = btf_vlen(t);
 
-		if (btf_field_iter_init(&it, t, BTF_FIELD_STRS))
-			continue;	/* unknown kind described by the layout */
-		while ((p = btf_field_iter_next(&it)))
-			if (*p >= send)
-				return diag_err(d, EINVAL,
-						"type [%u] %s at offset %u: string offset %u beyond the string section (%u)",
-						id, btf_kind_str(btf_kind(t)),
-						types_at + btf->index[i] * 4, *p, send);
-		btf_field_iter_init(&it, t, BTF_FIELD_IDS);
-		while ((p = btf_field_iter_next(&it)))
-			if (*p >= n)
-				return diag_err(d, EINVAL,
-						"type [%u] %s at offset %u: reference to type id %u beyond the last id %u",
-						id, btf_kind_str(btf_kind(t)),
-						types_at + btf->index[i] * 4, *p, n - 1);
+		if (btf_kind(t) != BTF_KIND_UNKN && btf_kind(t) <= BTF_KIND_MAX && w[0] >= send)
+			return bad_str(btf, i, types_at, w[0], send, d);
+		switch (btf_kind(t)) {
+		case BTF_KIND_INT: case BTF_KIND_FLOAT:
+			break;
+		case BTF_KIND_ENUM:
+			for (j = 0; j < vlen; j++)
+				if (w[3 + 2 * j] >= send)
+					return bad_str(btf, i, types_at, w[3 + 2 * j], send, d);
+			break;
+		case BTF_KIND_ENUM64:
+			for (j = 0; j < vlen; j++)
+				if (w[3 + 3 * j] >= send)
+					return bad_str(btf, i, types_at, w[3 + 3 * j], send, d);
+			break;
+		case BTF_KIND_FWD: case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+		case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR:
+		case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+			if (w[2] >= n)
+				return bad_id(btf, i, types_at, w[2], n, d);
+			break;
+		case BTF_KIND_ARRAY:
+			if (w[3] >= n)
+				return bad_id(btf, i, types_at, w[3], n, d);
+			if (w[4] >= n)
+				return bad_id(btf, i, types_at, w[4], n, d);
+			break;
+		case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+			for (j = 0; j < vlen; j++)
+				if (w[3 + 3 * j] >= send)
+					return bad_str(btf, i, types_at, w[3 + 3 * j], send, d);
+			for (j = 0; j < vlen; j++)
+				if (w[4 + 3 * j] >= n)
+					return bad_id(btf, i, types_at, w[4 + 3 * j], n, d);
+			break;
+		case BTF_KIND_FUNC_PROTO:
+			for (j = 0; j < vlen; j++)
+				if (w[3 + 2 * j] >= send)
+					return bad_str(btf, i, types_at, w[3 + 2 * j], send, d);
+			if (w[2] >= n)
+				return bad_id(btf, i, types_at, w[2], n, d);
+			for (j = 0; j < vlen; j++)
+				if (w[4 + 2 * j] >= n)
+					return bad_id(btf, i, types_at, w[4 + 2 * j], n, d);
+			break;
+		case BTF_KIND_DATASEC:
+			for (j = 0; j < vlen; j++)
+				if (w[3 + 3 * j] >= n)
+					return bad_id(btf, i, types_at, w[3 + 3 * j], n, d);
+			break;
+		default: {
+			int err = sanity_generic(btf, i, types_at, send, n, d);
+
+			if (err)
+				return err;
+		}
+		}
 		if (btf_kind(t) == BTF_KIND_FUNC) {
 			const struct btf_type *pt = btf_type_by_id(btf, t->type);
 
 			if (!pt || btf_kind(pt) != BTF_KIND_FUNC_PROTO)
 				return diag_err(d, EINVAL,
 						"type [%u] FUNC at offset %u: type %u is not a FUNC_PROTO",
-						id, types_at + btf->index[i] * 4, t->type);
+						btf->start_id + i, types_at + btf->index[i] * 4, t->type);
 		}
 	}
 	return 0;

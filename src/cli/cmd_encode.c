@@ -327,7 +327,13 @@ int cmd_encode(int argc, char **argv)
 		goto out;
 	}
 	diag_clear(&d);
-	if (base_path && (err = cli_btf_parse_file(base_path, NULL, 0, &base, &d))) {
+	/*
+	 * One module: the encoder resolves its strings against the base in one
+	 * pass (no index of the base's strings); a batch indexes them once.
+	 */
+	if (base_path && (err = cli_btf_parse_file(base_path, NULL,
+						   npaths > 1 || list ? 0 : BTF_PARSE_NO_STR_INDEX,
+						   &base, &d))) {
 		cli_report(&d, err);
 		status = EXIT_ERR;
 		goto out;

@@ -672,7 +672,9 @@ static int run_encode(struct pahole_opts *po)
 	o.log = pahole_log;
 	o.log_ctx = NULL;
 	diag_clear(&d);
-	if (po->btf_base && (err = cli_btf_parse_file(po->btf_base, NULL, 0, &base, &d))) {
+	/* one module: its strings are resolved against the base without indexing it */
+	if (po->btf_base &&
+	    (err = cli_btf_parse_file(po->btf_base, NULL, BTF_PARSE_NO_STR_INDEX, &base, &d))) {
 		cli_report(&d, err);
 		return EXIT_ERR;
 	}

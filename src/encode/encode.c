@@ -765,6 +765,9 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		goto out;
 	}
 	btf_set_endian(r.out, belf_big_endian(in->elf) ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN);
+	/* A base parsed without a string index (one module per process) is not indexed for us. */
+	if (base && !base->strs.nslots)
+		btf_defer_base_strs(r.out);
 	r.ctx.o = o;
 	r.ctx.in = in;
 	r.ctx.syms = &syms;
@@ -806,6 +809,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 			       belf_path(in->elf));
 		goto out;
 	}
+	if ((err = btf_resolve_base_strs(r.out, d)))
+		goto out;
 	if (!o->no_dedup) {
 		struct btf_dedup_opts dop = { .nr_threads = jobs, .keep_strings = true,
 					      .prepared_base = base ? o->dedup_base : NULL,

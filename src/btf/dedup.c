@@ -201,18 +201,27 @@ static int dtab_entry(struct dtab *t, uint32_t id, uint32_t *e)
 	return 0;
 }
 
-static int dtab_add(struct dtab *t, uint64_t key, uint32_t id)
+/*
+ * libbpf's hashmap state for one more insertion: grow (and reverse every
+ * chain) when empty or > 75% full.  Alone, it stands for an insertion of
+ * an entry no lookup can want (a filtered base table, pb_new_for).
+ */
+static void dtab_count(struct dtab *t)
 {
-	uint32_t e;
-	size_t j;
-
-	/* libbpf: grow (and reverse every chain) when empty or > 75% full */
 	if (t->lb_cap == 0 || (t->lb_sz + 1) * 4 / 3 > t->lb_cap) {
 		t->lb_bits = t->lb_bits + 1 < 2 ? 2 : t->lb_bits + 1;
 		t->lb_cap = (size_t)1 << t->lb_bits;
 		t->parity ^= 1;
 	}
 	t->lb_sz++;
+}
+
+static int dtab_add(struct dtab *t, uint64_t key, uint32_t id)
+{
+	uint32_t e;
+	size_t j;
+
+	dtab_count(t);
 	if (dtab_entry(t, id, &e))
 		return -ENOMEM;
 	for (j = dtab_slot(t, key); t->head[j] != NIL; j = (j + 1) & (t->nslots - 1))
@@ -711,14 +720,16 @@ static int pb_chunk(void *ctx, unsigned worker, size_t item)
 	return 0;
 }
 
-static int pb_names(struct btf_dedup_base *pb)
+/* Name -> unique base STRUCT/UNION; with want, only for names in it. */
+static int pb_names_filtered(struct btf_dedup_base *pb, const struct u32set *want)
 {
 	struct nmap *m = &pb->names;
 	size_t n = 0, j;
 	uint32_t id;
 
 	for (id = 1; id < pb->nr; id++)
-		n += btf_is_composite_kind(btf_kind(pb->tp[id]));
+		n += btf_is_composite_kind(btf_kind(pb->tp[id])) &&
+		     (!want || u32set_has(want, pb->tp[id]->name_off));
 	m->nslots = 16;
 	while (m->nslots < n * 2)
 		m->nslots *= 2;
@@ -730,7 +741,7 @@ static int pb_names(struct btf_dedup_base *pb)
 	for (id = 1; id < pb->nr; id++) {
 		const struct btf_type *t = pb->tp[id];
 
-		if (!btf_is_composite_kind(btf_kind(t)))
+		if (!btf_is_composite_kind(btf_kind(t)) || (want && !u32set_has(want, t->name_off)))
 			continue;
 		for (j = hash_mix(t->name_off) & (m->nslots - 1); m->used[j] && m->key[j] != t->name_off;
 		     j = (j + 1) & (m->nslots - 1))
@@ -744,6 +755,11 @@ static int pb_names(struct btf_dedup_base *pb)
 		}
 	}
 	return 0;
+}
+
+static int pb_names(struct btf_dedup_base *pb)
+{
+	return pb_names_filtered(pb, NULL);
 }
 
 /* Base STRUCT/UNION named name_off: UNPROCESSED none, 0 several, else the id. */
@@ -858,6 +874,169 @@ struct btf_dedup_base *btf_dedup_base_new(const struct btf *base, const struct b
 	int err;
 
 	return pb_new(base, o, !o || !o->keep_strings, &err, d);
+}
+
+/*
+ * The base table for one split run that has no prepared base (one module
+ * per process): only the base types a lookup of this run can accept.  A
+ * candidate equals the type looked up, so it has the same name; unnamed
+ * structs, unions and primitives have a hash some own type has; unnamed
+ * references (PTR, CONST, ARRAY, FUNC_PROTO ...) refer only to base ids
+ * own types can resolve to, which the set S below over-approximates: the
+ * base ids own types name directly, every included type, and (to a fixed
+ * point) every unnamed reference whose ids are all in S.  Leaving out an
+ * entry no lookup can accept changes no result, and the table's libbpf
+ * growth state still counts every base type (dtab_count), so the order of
+ * what is kept is the full table's order.  A few thousand insertions
+ * instead of ~100k for vmlinux.
+ */
+static bool anon_hashed_kind(unsigned k)
+{
+	return k == BTF_KIND_INT || k == BTF_KIND_FLOAT || k == BTF_KIND_ENUM ||
+	       k == BTF_KIND_ENUM64 || k == BTF_KIND_FWD || btf_is_composite_kind(k) ||
+	       k == BTF_KIND_TYPEDEF;
+}
+
+static uint32_t fold64(uint64_t h)
+{
+	return (uint32_t)(h ^ h >> 32);
+}
+
+#define PB_CLOSURE_MAX_PASSES 32
+
+static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct btf *own, bool head,
+					 int *errp, struct diag *d)
+{
+	struct btf_dedup_base *pb = mem_zalloc(sizeof(*pb));
+	struct u32set names = { 0 }, anon = { 0 };
+	struct u32vec pending = { 0 };
+	struct dedup tmp = { .head = head };
+	uint32_t id, end = btf_type_count(own), nin = 0, *inset = NULL;
+	size_t i, n, pass, j;
+	int err = -ENOMEM;
+	bool changed;
+
+	if (!pb)
+		goto fail;
+	pb->base = base;
+	pb->head = head;
+	pb->nr = btf_type_count(base);
+	pb->tp = mem_array(pb->nr, sizeof(*pb->tp));
+	inset = mem_array((pb->nr + 31) / 32, sizeof(*inset));	/* S */
+	if (!pb->tp || !inset)
+		goto fail;
+#define IN_S(x) (inset[(x) / 32] >> ((x) % 32) & 1)
+#define ADD_S(x) (inset[(x) / 32] |= 1u << ((x) % 32))
+	ADD_S(0);
+	for (id = btf_start_id(own); id < end; id++) {
+		struct btf_type *t = btf_type_mut((struct btf *)own, id);
+		struct btf_field_iter it;
+		uint32_t *f;
+		uint64_t h;
+
+		if (!t)
+			goto fail;
+		if (t->name_off) {
+			if (u32set_add(&names, t->name_off))
+				goto fail;
+		} else if (anon_hashed_kind(btf_kind(t)) && !kind_hash(&tmp, t, &h) &&
+			   u32set_add(&anon, fold64(h))) {
+			goto fail;
+		}
+		if (btf_field_iter_init(&it, t, BTF_FIELD_IDS))
+			continue;	/* prep() reports it */
+		while ((f = btf_field_iter_next(&it)))
+			if (*f < pb->nr)
+				ADD_S(*f);
+	}
+	pb->tp[0] = (struct btf_type *)&void_rec;
+	for (id = 1; id < pb->nr; id++) {
+		const struct btf_type *t = btf_type_by_id(base, id);
+		unsigned k = btf_kind(t);
+		uint64_t h;
+
+		pb->tp[id] = (struct btf_type *)t;
+		if (k == BTF_KIND_VAR || k == BTF_KIND_DATASEC)
+			continue;
+		if (t->name_off) {
+			if (u32set_has(&names, t->name_off))
+				ADD_S(id);
+		} else if (anon_hashed_kind(k)) {
+			if (kind_hash(&tmp, t, &h)) {
+				err = diag_err(d, EINVAL, "dedup: base type %u has unknown kind %u", id, k);
+				goto fail;
+			}
+			if (u32set_has(&anon, fold64(h)))
+				ADD_S(id);
+		} else if (!IN_S(id) && u32vec_push(&pending, id)) {
+			goto fail;
+		}
+	}
+	for (pass = 0, changed = true; changed && pending.n; pass++) {
+		changed = false;
+		for (i = j = 0, n = pending.n; i < n; i++) {
+			uint32_t x = pending.v[i];
+			struct btf_field_iter it;
+			uint32_t *f;
+			bool all = pass >= PB_CLOSURE_MAX_PASSES;	/* then keep them all */
+
+			if (!all) {
+				all = !btf_field_iter_init(&it, pb->tp[x], BTF_FIELD_IDS);
+				while (all && (f = btf_field_iter_next(&it)))
+					all = *f < pb->nr && IN_S(*f);
+			}
+			if (all) {
+				ADD_S(x);
+				changed = true;
+			} else {
+				pending.v[j++] = x;
+			}
+		}
+		pending.n = j;
+	}
+	for (id = 1; id < pb->nr; id++)
+		nin += IN_S(id);
+	if (dtab_init(&pb->tab, nin, NULL))
+		goto fail;
+	for (id = 1; id < pb->nr; id++) {
+		const struct btf_type *t = pb->tp[id];
+		unsigned k = btf_kind(t);
+		uint64_t h;
+
+		if (k == BTF_KIND_VAR || k == BTF_KIND_DATASEC)
+			continue;
+		if (!IN_S(id)) {
+			dtab_count(&pb->tab);
+			continue;
+		}
+		if (kind_hash(&tmp, t, &h)) {
+			err = diag_err(d, EINVAL, "dedup: base type %u has unknown kind %u", id, k);
+			goto fail;
+		}
+		if ((err = dtab_add(&pb->tab, h, id)))
+			goto fail;
+	}
+#undef IN_S
+#undef ADD_S
+	/* phase 4 asks for the names of own FWDs only; a name's structs are all kept or all not */
+	if ((err = pb_names_filtered(pb, &names)))
+		goto fail;
+	mem_free(inset);
+	mem_free(names.v);
+	mem_free(anon.v);
+	mem_free(pending.v);
+	return pb;
+fail:
+	err = err ? err : -ENOMEM;
+	if (err == -ENOMEM)
+		diag_err(d, ENOMEM, "dedup: preparing the base: %s", strerror(ENOMEM));
+	*errp = err;
+	mem_free(inset);
+	mem_free(names.v);
+	mem_free(anon.v);
+	mem_free(pending.v);
+	btf_dedup_base_free(pb);
+	return NULL;
 }
 
 static int prep_chunk(void *ctx, unsigned worker, size_t item)
@@ -1104,7 +1283,7 @@ static int dedup_strings(struct dedup *d)
 			keys[i++] = (uint64_t)c.first[off] << 32 | off;
 	radix_sort64(keys, tmp, nkeys, 32, 33);
 
-	if (d->pb->strs_ready) {	/* the prepared base's lookups */
+	if (d->pb && d->pb->strs_ready) {	/* the prepared base's lookups */
 		bs = d->pb->bs;
 		nb = d->pb->nb;
 	} else {
@@ -2066,14 +2245,14 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 			return diag_err(diag, EINVAL, "dedup: prepared base is not this BTF's base");
 		if (pb->head != d.head)
 			return diag_err(diag, EINVAL, "dedup: prepared base made for another --compat");
-	} else {
+	} else if (!btf->base) {
 		/* this run's own prepared base (trivial for base BTF) */
-		if (!(own_pb = pb_new(btf->base, opts, false, &err, diag)))
+		if (!(own_pb = pb_new(NULL, opts, false, &err, diag)))
 			return err;
 		pb = own_pb;
 	}
-	d.pb = pb;
-	d.btp = pb->tp;
+	d.pb = pb;	/* NULL: a split run's own base table, made after the strings */
+	d.btp = pb ? pb->tp : NULL;
 	/*
 	 * Strings first: the hashes computed by prep() use the final string
 	 * offsets (libbpf hashes after its string phase too), and the string
@@ -2084,6 +2263,12 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 		goto out;
 	}
 	lap(&d, BTF_DEDUP_PH_STRS, &t);
+	if (!pb) {
+		if (!(own_pb = pb_new_for(btf->base, btf, d.head, &err, diag)))
+			goto out;
+		d.pb = pb = own_pb;
+		d.btp = pb->tp;
+	}
 	d.owords = btf->types;
 	d.oidx = btf->index;
 	d.map = mem_alloc((size_t)MAX(d.nr_all, 1) * sizeof(*d.map));

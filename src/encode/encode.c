@@ -819,8 +819,11 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		if ((err = btf_dedup(r.out, &dop, d)))
 			goto out;
 	}
-	/* The kernel refuses BTF with more types than ids it can address. */
-	if (btf_type_count(r.out) - 1 > BTF_MAX_TYPE - 1) {
+	/*
+	 * The kernel refuses BTF with more types than ids it can address
+	 * (--no-dedup output is for tools, e.g. dedup benchmarks, not kernels).
+	 */
+	if (!o->no_dedup && btf_type_count(r.out) - 1 > BTF_MAX_TYPE - 1) {
 		err = diag_err(d, E2BIG,
 			       "%s: %u types (base included) exceed the kernel's limit of %u; the kernel would not load this BTF",
 			       belf_path(in->elf), btf_type_count(r.out) - 1, BTF_MAX_TYPE - 1);

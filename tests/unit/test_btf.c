@@ -391,3 +391,58 @@ TEST(btf_append_shifts_own_ids)
 	btf_free(b);
 	btf_free(base);
 }
+
+/* Deferred base strings end up exactly where indexed lookups put them. */
+TEST(btf_deferred_base_strings_match_indexed)
+{
+	struct btf *base = btf_new(NULL), *a, *b;
+	const char *names[] = { "int", "zz_own", "bb", "", "task_struct", "zz_own" };
+	struct diag d;
+	void *ra = NULL, *rb = NULL;
+	size_t la = 0, lb = 0, i;
+
+	REQUIRE(base);
+	REQUIRE(btf_add_int(base, "int", 4, BTF_INT_SIGNED) > 0);
+	REQUIRE(btf_add_struct(base, "task_struct", 8) > 0);
+	REQUIRE(btf_add_typedef(base, "bb", 1) > 0);
+	REQUIRE(btf_add_typedef(base, "bb_dup_target", 1) > 0);
+	a = btf_new(base);
+	b = btf_new(base);
+	REQUIRE(a && b);
+	btf_defer_base_strs(b);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		REQUIRE(btf_add_struct(a, names[i], 4) > 0);
+		REQUIRE(btf_add_member(a, names[i][0] ? "bb" : "m", 1, 0, 0) == 0);
+		REQUIRE(btf_add_struct(b, names[i], 4) > 0);
+		REQUIRE(btf_add_member(b, names[i][0] ? "bb" : "m", 1, 0, 0) == 0);
+	}
+	diag_clear(&d);
+	REQUIRE(btf_resolve_base_strs(b, &d) == 0);
+	CHECK(!b->defer_base_strs);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		const struct btf_type *ta = btf_type_by_id(a, btf_start_id(a) + (uint32_t)i);
+		const struct btf_type *tb = btf_type_by_id(b, btf_start_id(b) + (uint32_t)i);
+
+		/* base strings at the base's offsets; own ones only reordered */
+		if (ta->name_off < btf_strs_end(base))
+			CHECK_EQ_U(tb->name_off, ta->name_off);
+		else
+			CHECK(tb->name_off >= btf_strs_end(base));
+		CHECK_STR(btf_name(b, tb->name_off), btf_name(a, ta->name_off));
+		if (btf_members(ta)[0].name_off < btf_strs_end(base))
+			CHECK_EQ_U(btf_members(tb)[0].name_off, btf_members(ta)[0].name_off);
+		CHECK_STR(btf_name(b, btf_members(tb)[0].name_off),
+			  btf_name(a, btf_members(ta)[0].name_off));
+	}
+	/* after the string re-layout both serialise to the same bytes */
+	REQUIRE(btf_strings_relayout(a, &d) == 0);
+	REQUIRE(btf_strings_relayout(b, &d) == 0);
+	REQUIRE(btf_write(a, &ra, &la, &d) == 0);
+	REQUIRE(btf_write(b, &rb, &lb, &d) == 0);
+	CHECK(la == lb && !memcmp(ra, rb, la));
+	mem_free(ra);
+	mem_free(rb);
+	btf_free(a);
+	btf_free(b);
+	btf_free(base);
+}

@@ -28,10 +28,19 @@ struct unit {
 	uint64_t new_bit;		/* new start (bits) */
 };
 
-static uint32_t find_uint(const struct layout *l, uint32_t bytes)
+/*
+ * The first INT named as pahole's unsigned type of that many bytes, or 0.
+ * Kept in l->uint_id: one scan of the types per size and layout, not one
+ * per bitfield run (65,535 runs in a BTF of 60,000 types were 4e9 name
+ * compares).
+ */
+static uint32_t find_uint(struct layout *l, uint32_t bytes)
 {
 	const char *n;
+	uint32_t r = 0;
 
+	if (bytes <= 8 && l->uint_id[bytes])
+		return l->uint_id[bytes] - 1;
 	switch (bytes) {
 	case 1: n = "unsigned char"; break;
 	case 2: n = "short unsigned int"; break;
@@ -43,10 +52,13 @@ static uint32_t find_uint(const struct layout *l, uint32_t bytes)
 		const struct btf_type *t = btf_type_by_id(l->btf, id);
 
 		if (t && btf_kind(t) == BTF_KIND_INT && t->name_off &&
-		    !strcmp(btf_name(l->btf, t->name_off), n))
-			return id;
+		    !strcmp(btf_name(l->btf, t->name_off), n)) {
+			r = id;
+			break;
+		}
 	}
-	return 0;
+	l->uint_id[bytes] = r + 1;
+	return r;
 }
 
 static uint32_t member_align(struct layout *l, const struct lmember *m)
@@ -102,7 +114,8 @@ static int plan(struct layout *l, struct lclass *c, struct unit **up, uint32_t *
 			}
 			x->count = j - i;
 			need = (uint32_t)((end + 7) / 8);
-			for (bytes = 1; bytes < need; bytes *= 2)
+			/* the power of two holding need, as far as a demotion cares (<= 8) */
+			for (bytes = 1; bytes < need && bytes <= 8; bytes *= 2)
 				;
 			if (bytes < x->align && bytes <= 8 && (x->demote_type = find_uint(l, bytes)))
 				x->align = bytes;

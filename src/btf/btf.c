@@ -26,45 +26,29 @@ const char *btf_kind_str(unsigned kind)
 	return kind <= BTF_KIND_MAX ? kind_names[kind] : "UNKNOWN";
 }
 
+/* Bytes after the header per kind: fixed part, and per vlen element. */
+static const uint8_t kind_fixed[NR_BTF_KINDS] = {
+	[BTF_KIND_INT] = 4, [BTF_KIND_VAR] = 4, [BTF_KIND_DECL_TAG] = 4,
+	[BTF_KIND_ARRAY] = sizeof(struct btf_array),
+};
+static const uint8_t kind_elem[NR_BTF_KINDS] = {
+	[BTF_KIND_STRUCT] = sizeof(struct btf_member), [BTF_KIND_UNION] = sizeof(struct btf_member),
+	[BTF_KIND_ENUM] = sizeof(struct btf_enum), [BTF_KIND_ENUM64] = sizeof(struct btf_enum64),
+	[BTF_KIND_FUNC_PROTO] = sizeof(struct btf_param),
+	[BTF_KIND_DATASEC] = sizeof(struct btf_var_secinfo),
+};
+
 int btf_type_data_size(const struct btf_type *t, const struct btf_layout *layout,
 		       size_t nlayout)
 {
 	unsigned kind = btf_kind(t), vlen = btf_vlen(t);
 
-	switch (kind) {
-	case BTF_KIND_PTR:
-	case BTF_KIND_FWD:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC:
-	case BTF_KIND_FLOAT:
-	case BTF_KIND_TYPE_TAG:
-		return 0;
-	case BTF_KIND_INT:
-	case BTF_KIND_VAR:
-	case BTF_KIND_DECL_TAG:
-		return 4;
-	case BTF_KIND_ARRAY:
-		return sizeof(struct btf_array);
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		return vlen * sizeof(struct btf_member);
-	case BTF_KIND_ENUM:
-		return vlen * sizeof(struct btf_enum);
-	case BTF_KIND_ENUM64:
-		return vlen * sizeof(struct btf_enum64);
-	case BTF_KIND_FUNC_PROTO:
-		return vlen * sizeof(struct btf_param);
-	case BTF_KIND_DATASEC:
-		return vlen * sizeof(struct btf_var_secinfo);
-	default:
-		if (layout && kind < nlayout && kind != 0 &&
-		    !(layout[kind].info_sz % 4) && !(layout[kind].elem_sz % 4))
-			return layout[kind].info_sz + vlen * layout[kind].elem_sz;
-		return -EINVAL;
-	}
+	if (kind != BTF_KIND_UNKN && kind < NR_BTF_KINDS)	/* a table: every type of every parse */
+		return kind_fixed[kind] + (int)vlen * kind_elem[kind];
+	if (layout && kind < nlayout && kind != 0 &&
+	    !(layout[kind].info_sz % 4) && !(layout[kind].elem_sz % 4))
+		return layout[kind].info_sz + vlen * layout[kind].elem_sz;
+	return -EINVAL;
 }
 
 struct btf *btf_new(const struct btf *base)

@@ -165,6 +165,16 @@ static int sanity(const struct btf *btf, uint32_t types_at, struct diag *d)
 {
 	uint32_t i, j, n = btf_type_count(btf), send = btf_strs_end(btf);
 
+	/* count fields from word at, stride words apart: string offsets / type ids */
+#define STRS(at, stride, count)							\
+	for (j = 0; j < (count); j++)						\
+		if (w[(at) + (stride) * j] >= send)				\
+			return bad_str(btf, i, types_at, w[(at) + (stride) * j], send, d)
+#define IDS(at, stride, count)							\
+	for (j = 0; j < (count); j++)						\
+		if (w[(at) + (stride) * j] >= n)				\
+			return bad_id(btf, i, types_at, w[(at) + (stride) * j], n, d)
+
 	for (i = 0; i < btf->nr_types; i++) {
 		const uint32_t *w = btf->types + btf->index[i];
 		const struct btf_type *t = (const struct btf_type *)w;
@@ -176,49 +186,30 @@ static int sanity(const struct btf *btf, uint32_t types_at, struct diag *d)
 		case BTF_KIND_INT: case BTF_KIND_FLOAT:
 			break;
 		case BTF_KIND_ENUM:
-			for (j = 0; j < vlen; j++)
-				if (w[3 + 2 * j] >= send)
-					return bad_str(btf, i, types_at, w[3 + 2 * j], send, d);
+			STRS(3, 2, vlen);
 			break;
 		case BTF_KIND_ENUM64:
-			for (j = 0; j < vlen; j++)
-				if (w[3 + 3 * j] >= send)
-					return bad_str(btf, i, types_at, w[3 + 3 * j], send, d);
+			STRS(3, 3, vlen);
 			break;
 		case BTF_KIND_FWD: case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
 		case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR:
 		case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
-			if (w[2] >= n)
-				return bad_id(btf, i, types_at, w[2], n, d);
+			IDS(2, 1, 1);
 			break;
 		case BTF_KIND_ARRAY:
-			if (w[3] >= n)
-				return bad_id(btf, i, types_at, w[3], n, d);
-			if (w[4] >= n)
-				return bad_id(btf, i, types_at, w[4], n, d);
+			IDS(3, 1, 2);
 			break;
 		case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-			for (j = 0; j < vlen; j++)
-				if (w[3 + 3 * j] >= send)
-					return bad_str(btf, i, types_at, w[3 + 3 * j], send, d);
-			for (j = 0; j < vlen; j++)
-				if (w[4 + 3 * j] >= n)
-					return bad_id(btf, i, types_at, w[4 + 3 * j], n, d);
+			STRS(3, 3, vlen);
+			IDS(4, 3, vlen);
 			break;
 		case BTF_KIND_FUNC_PROTO:
-			for (j = 0; j < vlen; j++)
-				if (w[3 + 2 * j] >= send)
-					return bad_str(btf, i, types_at, w[3 + 2 * j], send, d);
-			if (w[2] >= n)
-				return bad_id(btf, i, types_at, w[2], n, d);
-			for (j = 0; j < vlen; j++)
-				if (w[4 + 2 * j] >= n)
-					return bad_id(btf, i, types_at, w[4 + 2 * j], n, d);
+			STRS(3, 2, vlen);
+			IDS(2, 1, 1);
+			IDS(4, 2, vlen);
 			break;
 		case BTF_KIND_DATASEC:
-			for (j = 0; j < vlen; j++)
-				if (w[3 + 3 * j] >= n)
-					return bad_id(btf, i, types_at, w[3 + 3 * j], n, d);
+			IDS(3, 3, vlen);
 			break;
 		default: {
 			int err = sanity_generic(btf, i, types_at, send, n, d);
@@ -236,6 +227,8 @@ static int sanity(const struct btf *btf, uint32_t types_at, struct diag *d)
 						btf->start_id + i, types_at + btf->index[i] * 4, t->type);
 		}
 	}
+#undef STRS
+#undef IDS
 	return 0;
 }
 

@@ -48,6 +48,7 @@ struct layout {
 	uint32_t *natal;	/* cached natural alignment by id (0 = not yet) */
 	struct lseen seen;	/* print_classes dedup */
 	int depth;		/* recursion guard for hostile type graphs */
+	uint32_t uint_id[9];	/* reorg.c's unsigned types by size: 0 = not looked up, else id + 1 */
 	bool oom;		/* an allocation failed: output is incomplete */
 };
 

@@ -1009,6 +1009,7 @@ static size_t type_fprintf(struct layout *l, uint32_t tid, const char *name,
 	int expand_types = conf->expand_types;
 	bool suppress_offset_comment = conf->suppress_offset_comment;
 	const char *modifier;
+	int hops = 0;	/* typedef and const steps: hostile BTF can loop them */
 
 	tconf = *conf;
 	if (!type)
@@ -1035,6 +1036,10 @@ static size_t type_fprintf(struct layout *l, uint32_t tid, const char *name,
 			if (!tt) {
 				--l->depth;
 				goto out_type_not_found;
+			}
+			if (++hops > 48) {
+				--l->depth;
+				return printed + (size_t)sp(s, " <ERROR: type loop>");
 			}
 			type = tt;
 		}
@@ -1100,6 +1105,10 @@ print_default:
 		tconf.type_spacing -= (int32_t)mp;
 		printed += mp;
 		tt = ptag(l, pt_type(type));
+		if (tt && ++hops > 48) {
+			printed += (size_t)sp(s, "<ERROR: type loop>");
+			break;
+		}
 		if (tt) {
 			tid = pt_type(type);
 			type = tt;

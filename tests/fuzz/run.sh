@@ -97,11 +97,11 @@ for t in "$@"; do
 		"$corpus" "$(seeds_of "$t")" > "$log" 2>&1
 	rc=$?
 	execs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$log" | tail -1)
-	cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
+	cov=$(grep -aoE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
 	if [ $rc -ne 0 ]; then
 		crashed=1
 		echo "CRASH $t after ${execs:-?} execs (log: $log)"
-		grep -E 'ERROR:|runtime error|Test unit written|SUMMARY' "$log" | head -8
+		grep -aE 'ERROR:|runtime error|Test unit written|SUMMARY' "$log" | head -8
 		echo "$t ${execs:-0} 1" >> "${FUZZ_SUMMARY:-/dev/null}"
 	else
 		echo "$t: ${execs:-?} execs in ${FUZZ_SECONDS}s, $cov, corpus $(ls "$corpus" | wc -l)"

@@ -54,6 +54,11 @@ done
 b=$WORK/layout-gcc.btf
 if [ -f "$b" ]; then
 	check "layout: --compile fixture builds with sizes/offsets" python3 "$ROOT/tests/tools/layout_compile_check.py" "$BTFC" "$b" holes bits bits2 packed outer aligned un nested everything cachey flex fns
+	# no names: every struct and union with what it uses, as pahole --compile
+	"$BTFC" layout --compile "$b" > "$WORK/all.h" && [ "$(grep -c '^struct [a-z_0-9]* {' "$WORK/all.h")" -ge 10 ] &&
+		gcc -fsyntax-only -Werror -x c "$WORK/all.h" && clang -fsyntax-only -Werror -x c "$WORK/all.h" &&
+		pass "layout: --compile of every struct builds with gcc and clang" ||
+		fail "layout: --compile of every struct"
 	sed 's/struct holes { char a; long b;/struct holes { char a; int a2; long b;/' "$FX" > "$WORK/layout2.c"
 	gcc -g -c "$WORK/layout2.c" -o "$WORK/layout2.o"
 	"$BTFC" layout --diff "$WORK/layout-gcc.o" "$WORK/layout2.o" holes > "$WORK/d.txt"; rc=$?
@@ -82,6 +87,10 @@ if C=$(BTFC_NO_FETCH=1 "$ROOT/scripts/corpus.sh" 2>/dev/null); then
 		same "layout: corpus module $m with --base" "$WORK/p.txt" "$WORK/b.txt"
 	done
 	check "layout: corpus -R plans valid for every struct" "$BTFC" layout --check-reorg "$V"
+	"$BTFC" layout --compile "$V" > "$WORK/all.h" && [ "$(grep -c '^struct [a-z_0-9]* {' "$WORK/all.h")" -gt 8000 ] &&
+		gcc -fsyntax-only -Werror -x c "$WORK/all.h" && clang -target bpf -fsyntax-only -Werror -x c "$WORK/all.h" &&
+		pass "layout: corpus --compile of every struct builds with gcc and clang -target bpf" ||
+		fail "layout: corpus --compile of every struct"
 else
 	skip "layout: Debian corpus not present"
 fi

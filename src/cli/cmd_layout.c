@@ -568,21 +568,30 @@ int cmd_layout(int argc, char **argv)
 		err = layout_each_class(l, c.mode == M_CONTAINS ? contains_filter : ptrs_filter,
 					c.mode == M_CONTAINS ? contains_cb : ptrs_cb, &c);
 	} else if (c.mode == M_COMPILE) {
-		uint32_t *ids = mem_array(names.n ? names.n : 1, sizeof(*ids));
+		/* no names: every named struct and union, as pahole --compile does */
+		uint32_t ntypes = btf_type_count(layout_btf(l));
+		size_t n = names.n;
+		uint32_t *ids = mem_array(n ? n : ntypes, sizeof(*ids));
 
 		if (!ids) {
 			err = -ENOMEM;
 			goto out;
 		}
-		for (size_t i = 0; i < names.n; i++) {
+		for (size_t i = 0; i < n; i++) {
 			ids[i] = layout_find(l, names.v[i]);
 			if (!ids[i]) {
 				fprintf(stderr, "pahole: type '%s' not found\n", names.v[i]);
 				rc = EXIT_ERR;
 			}
 		}
+		for (uint32_t id = 1; !names.n && id < ntypes; id++) {
+			const struct btf_type *t = btf_type_by_id(layout_btf(l), id);
+
+			if (t->name_off && (btf_kind(t) == BTF_KIND_STRUCT || btf_kind(t) == BTF_KIND_UNION))
+				ids[n++] = id;
+		}
 		if (rc == EXIT_OK)
-			err = layout_emit_c(l, ids, names.n, &c.out);
+			err = layout_emit_c(l, ids, n, &c.out);
 		mem_free(ids);
 	} else if (names.n == 0) {
 		if (c.mode == M_REORG) {

@@ -31,9 +31,22 @@ uint32_t layout_find_decl(const struct layout *l, const char *name)
 struct emit {
 	struct layout *l;
 	struct lbuf *out;
-	uint8_t *state;		/* per id: 2 defining, 3 defined; bit 4: forward-declared */
+	uint8_t *state;		/* per id: 2 defining, 3 defined; bit 4: forward-declared;
+				 * bit 8: deps of this anonymous aggregate / prototype walked;
+				 * bit 16: this typedef's deps for by-value uses walked */
 	int depth;
+	uint64_t lines_left;	/* member and padding lines left for inlined bodies */
+	uint64_t *named[2];	/* per name offset: a tag / a typedef of that name defined */
 };
+
+/*
+ * Anonymous bodies are printed inline at each use.  Dedup shares identical
+ * ones, so a body can print more than once, and hostile BTF can nest a
+ * shared body twice per level: 2^depth lines.  One emit prints at most
+ * EMIT_MIN_LINES plus EMIT_LINES_PER_MEMBER lines per member in the BTF.
+ */
+#define EMIT_MIN_LINES (1u << 16)
+#define EMIT_LINES_PER_MEMBER 8
 
 static const char *nm(const struct layout *l, const struct btf_type *t)
 {
@@ -73,6 +86,8 @@ static void cdecl(struct emit *e, uint32_t id, const char *inner, int indent)
 
 		if (nm(l, t)) {
 			lbuf_printf(e->out, "%s %s%s%s", kw, nm(l, t), sep, inner);
+		} else if (!e->lines_left) {
+			lbuf_printf(e->out, "int /* <ERROR: expansion limit> */%s%s", sep, inner);
 		} else {
 			body(e, id, indent);
 			lbuf_printf(e->out, "%s%s", sep, inner);
@@ -153,6 +168,16 @@ static void deps(struct emit *e, uint32_t id, bool complete)
 		if (t)
 			e->depth--;
 		return;
+	}
+	/* Anonymous aggregates and prototypes have no state of their own; one
+	 * walk of their deps is enough (a second ensures nothing new), and
+	 * walking a shared one again per use is exponential in hostile BTF. */
+	if (btf_kind(t) == BTF_KIND_FUNC_PROTO || (btf_is_composite_kind(btf_kind(t)) && !nm(e->l, t))) {
+		if (e->state[id] & 8) {
+			e->depth--;
+			return;
+		}
+		e->state[id] |= 8;
 	}
 	switch (btf_kind(t)) {
 	case BTF_KIND_PTR:
@@ -239,24 +264,28 @@ static void body(struct emit *e, uint32_t id, int indent)
 				at = ALIGN_UP(cur, (uint64_t)a * 8);
 			}
 			/* Pad with unnamed bitfields (they do not change the struct's alignment);
-			 * a huge byte-aligned gap becomes one char array, not millions of lines. */
-			if (!is_union && at != b && cur < b && cur % 8 == 0 && b - cur > (1u << 16)) {
-				uint64_t bytes = (b - cur) / 8;
-
-				lbuf_printf(e->out, "%.*s	unsigned char __pad_%llu[%llu];\n", indent,
-					    "																", (unsigned long long)(cur / 8),
-					    (unsigned long long)bytes);
-				cur += bytes * 8;
-			}
+			 * a huge byte-aligned gap, or any once the line budget is spent, becomes
+			 * one char array, not millions of lines. */
 			while (!is_union && at != b && cur < b) {
 				uint64_t chunk = 32 - cur % 32;
 
+				if (cur % 8 == 0 && b - cur >= 8 && (b - cur > (1u << 16) || !e->lines_left)) {
+					uint64_t bytes = (b - cur) / 8;
+
+					lbuf_printf(e->out, "%.*s	unsigned char __pad_%llu[%llu];\n", indent,
+						    "																", (unsigned long long)(cur / 8),
+						    (unsigned long long)bytes);
+					cur += bytes * 8;
+					continue;
+				}
 				if (chunk > b - cur)
 					chunk = b - cur;
 				lbuf_printf(e->out, "%.*s\tint :%u;\n", indent,
 					    "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t", (unsigned)chunk);
 				cur += chunk;
+				e->lines_left -= !!e->lines_left;
 			}
+			e->lines_left -= !!e->lines_left;
 			snprintf(name, sizeof(name), "%s", m->name ? m->name : "");
 			lbuf_printf(e->out, "%.*s\t", indent, "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t");
 			cdecl(e, m->type, name, indent + 1);
@@ -282,24 +311,51 @@ static void ensure(struct emit *e, uint32_t id, bool complete)
 	bool agg = k == BTF_KIND_STRUCT || k == BTF_KIND_UNION || k == BTF_KIND_FWD;
 
 	if (agg && (!complete || k == BTF_KIND_FWD || (e->state[id] & 3) == 2)) {
-		if (!e->state[id]) {
+		/* declared once, unless defined already; one being defined (its
+		 * deps come first) is not declared yet either */
+		if (!(e->state[id] & 4) && (e->state[id] & 3) != 3) {
 			lbuf_printf(e->out, "%s %s;\n\n", k == BTF_KIND_UNION ||
 				    (k == BTF_KIND_FWD && btf_kflag(t)) ? "union" : "struct", nm(e->l, t));
 			e->state[id] |= 4;
 		}
 		return;
 	}
+	if (k == BTF_KIND_TYPEDEF && (e->state[id] & 3) == 3 && complete && !(e->state[id] & 16)) {
+		e->state[id] |= 16;	/* declared for a pointer before, now used by value */
+		deps(e, t->type, true);
+		return;
+	}
 	if ((e->state[id] & 3) >= 2)
 		return;
+	/* Types of one name from different compile units: C has room for one
+	 * definition, the first (as pahole --compile). */
+	{
+		uint64_t *set = e->named[k == BTF_KIND_TYPEDEF];
+		uint32_t off = t->name_off;
+
+		/* and __builtin_va_list is the compiler's own (clang rejects a redefinition) */
+		if ((set[off / 64] >> (off % 64) & 1) ||
+		    (k == BTF_KIND_TYPEDEF && !strcmp(nm(e->l, t), "__builtin_va_list"))) {
+			e->state[id] = (e->state[id] & 4) | 16 | 3;
+			return;
+		}
+		set[off / 64] |= 1ull << (off % 64);
+	}
 	e->state[id] = (e->state[id] & 4) | 2;
 	if (k == BTF_KIND_TYPEDEF) {
+		/* A typedef of a named aggregate only needs it declared, and is
+		 * printed then: the aggregate may use the typedef itself.  By value
+		 * uses need the aggregate defined too, after. */
 		deps(e, t->type, false);
-		/* a typedef of a named aggregate only needs it declared; by value uses need more */
-		if (complete)
-			deps(e, t->type, true);
 		lbuf_printf(e->out, "typedef ");
 		cdecl(e, t->type, nm(e->l, t), 0);
 		lbuf_printf(e->out, ";\n\n");
+		e->state[id] = (e->state[id] & 4) | (complete ? 16 : 0) | 3;
+		if (complete)
+			deps(e, t->type, true);
+		return;
+	} else if ((k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64) && !btf_vlen(t)) {
+		lbuf_printf(e->out, "enum %s;\n\n", nm(e->l, t));	/* a declaration (GNU C) */
 	} else if (k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64) {
 		body(e, id, 0);
 		lbuf_printf(e->out, ";\n\n");
@@ -314,19 +370,35 @@ static void ensure(struct emit *e, uint32_t id, bool complete)
 
 int layout_emit_c(struct layout *l, const uint32_t *ids, size_t n, struct lbuf *out)
 {
-	struct emit e = { l, out, NULL, 0 };
+	struct emit e = { l, out, NULL, 0, EMIT_MIN_LINES };
 	size_t i;
 
 	e.state = mem_zalloc(l->ntypes);
-	if (!e.state)
+	e.named[0] = mem_array(btf_strs_end(l->btf) / 64 + 1, 2 * sizeof(uint64_t));
+	if (!e.state || !e.named[0]) {
+		mem_free(e.state);
+		mem_free(e.named[0]);
 		return -ENOMEM;
+	}
+	e.named[1] = e.named[0] + btf_strs_end(l->btf) / 64 + 1;
+	for (i = 1; i < l->ntypes; i++) {
+		const struct btf_type *t = btf_type_by_id(l->btf, i);
+
+		if (t && btf_is_composite_kind(btf_kind(t)))
+			e.lines_left += (uint64_t)EMIT_LINES_PER_MEMBER * btf_vlen(t);
+	}
 	for (i = 0; i < n; i++) {
 		const struct btf_type *t = btf_type_by_id(l->btf, ids[i]);
 
-		if (t && nm(l, t))
+		switch (t && nm(l, t) ? btf_kind(t) : 0) {
+		case BTF_KIND_TYPEDEF: case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM:
+		case BTF_KIND_ENUM64: case BTF_KIND_FWD:
 			ensure(&e, ids[i], true);
+			break;
+		}
 	}
 	mem_free(e.state);
+	mem_free(e.named[0]);
 	return out->oom ? -ENOMEM : 0;
 }
 

@@ -189,6 +189,11 @@ static struct lclass *reorganized(struct layout *l, struct lclass *c, uint32_t *
 					m->byte_size = bytes;
 					m->bit_size = bytes * 8;
 				}
+				if (!m->bit_size) {	/* a zero-sized type: left as class members do it */
+					m->byte_offset = m->bit_offset / 8;
+					m->bitfield_offset = 0;
+					continue;
+				}
 				m->byte_offset = m->bit_offset / m->bit_size * m->bit_size / 8;
 				m->bitfield_offset = (int8_t)(m->bit_offset - m->byte_offset * 8);
 			} else {

@@ -86,16 +86,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bool huge = false;
 
 		/* --compile pads gaps with one "int :32;" per 32 bits: output is
-		 * proportional to claimed sizes, so only small structs here. */
+		 * proportional to claimed sizes, so only small structs here.  The
+		 * offsets it pads to are the layout's (pahole's, which a fuzzed
+		 * member size can wrap far past the BTF record's offset). */
 		for (id = 1; id < n; id++) {
 			const struct btf_type *t = btf_type_by_id(b, id);
 
 			if (btf_is_composite_kind(btf_kind(t))) {
 				const struct btf_member *mb = btf_members(t);
+				const struct layout_member *lm;
+				uint32_t nlm;
 
 				huge |= t->size > (1u << 16);
 				for (uint32_t j = 0; j < btf_vlen(t); j++)
 					huge |= btf_member_bit_offset(t, &mb[j]) > (1u << 19);
+				if (!layout_members(l, id, &lm, &nlm))
+					for (uint32_t j = 0; j < nlm; j++)
+						huge |= lm[j].bit_offset > (1u << 19);
 				if (k < 8)
 					ids[k++] = id;
 			}

@@ -40,10 +40,11 @@ struct emit {
 };
 
 /*
- * Anonymous bodies are printed inline at each use.  Dedup shares identical
- * ones, so a body can print more than once, and hostile BTF can nest a
- * shared body twice per level: 2^depth lines.  One emit prints at most
- * EMIT_MIN_LINES plus EMIT_LINES_PER_MEMBER lines per member in the BTF.
+ * Anonymous bodies and prototypes are printed inline at each use.  Dedup
+ * shares identical ones, so one can print more than once, and hostile BTF
+ * can nest a shared one twice per level: 2^depth lines.  One emit prints
+ * at most EMIT_MIN_LINES plus EMIT_LINES_PER_MEMBER lines (inlined members,
+ * padding, parameters) per member in the BTF.
  */
 #define EMIT_MIN_LINES (1u << 16)
 #define EMIT_LINES_PER_MEMBER 8
@@ -133,6 +134,12 @@ static void cdecl(struct emit *e, uint32_t id, const char *inner, int indent)
 
 		pe.out = &pb;
 		lbuf_printf(&pb, "%s(", inner);
+		/* prototypes nest in parameters: those come out of the budget too */
+		if (e->lines_left < n) {
+			lbuf_printf(&pb, "/* <ERROR: expansion limit> */");
+			n = 0;
+		}
+		pe.lines_left = e->lines_left -= n;
 		for (i = 0; i < n; i++) {
 			if (i)
 				lbuf_printf(&pb, ", ");
@@ -141,6 +148,7 @@ static void cdecl(struct emit *e, uint32_t id, const char *inner, int indent)
 			else
 				cdecl(&pe, p[i].type, "", indent);
 		}
+		e->lines_left = pe.lines_left;
 		lbuf_printf(&pb, n ? ")" : "void)");
 		cdecl(e, t->type, pb.p ? pb.p : "", indent);
 		lbuf_free(&pb);

@@ -670,7 +670,8 @@ struct expanding {
 /*
  * Member lines one layout_print may expand, summed over the nested
  * structs and unions it prints inline (a type used k times counts k
- * times).  The largest -E print in the Debian 6.12 corpus, bcachefs's
+ * times), and function prototype parameters it prints.  The largest -E
+ * print in the Debian 6.12 corpus, bcachefs's
  * struct bch_fs, is 8,100 lines.  Acyclic BTF can still nest a type twice
  * in each of 48 levels: 2^48 lines.
  */
@@ -868,6 +869,14 @@ static size_t ftype_fprintf_parms(struct layout *l, const struct btf_type *ft, i
 	char sbf[128];
 	size_t printed = (size_t)sp(s, "(");
 
+	/* Prototypes nest in their parameters without a pointer between: hostile
+	 * BTF can print one 32 levels deep, vlen times per level.  Parameters
+	 * come out of the print's expansion budget. */
+	if (conf->expand_left) {
+		if (*conf->expand_left <= vlen)
+			return printed + (size_t)sp(s, "<ERROR: expansion limit>)");
+		*conf->expand_left -= vlen;
+	}
 	for (i = 0; i < vlen; i++) {
 		const char *name, *stype;
 		const struct btf_type *type;

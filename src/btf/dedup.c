@@ -720,16 +720,15 @@ static int pb_chunk(void *ctx, unsigned worker, size_t item)
 	return 0;
 }
 
-/* Name -> unique base STRUCT/UNION; with want, only for names in it. */
-static int pb_names_filtered(struct btf_dedup_base *pb, const struct u32set *want)
+/* Name -> unique base STRUCT/UNION, over every base id or (ids) just those. */
+static int pb_names_of(struct btf_dedup_base *pb, const uint32_t *ids, size_t nids)
 {
 	struct nmap *m = &pb->names;
-	size_t n = 0, j;
+	size_t n = 0, j, i, end = ids ? nids : pb->nr;
 	uint32_t id;
 
-	for (id = 1; id < pb->nr; id++)
-		n += btf_is_composite_kind(btf_kind(pb->tp[id])) &&
-		     (!want || u32set_has(want, pb->tp[id]->name_off));
+	for (i = ids ? 0 : 1; i < end; i++)
+		n += btf_is_composite_kind(btf_kind(pb->tp[ids ? ids[i] : i]));
 	m->nslots = 16;
 	while (m->nslots < n * 2)
 		m->nslots *= 2;
@@ -738,10 +737,10 @@ static int pb_names_filtered(struct btf_dedup_base *pb, const struct u32set *wan
 	m->used = mem_array(m->nslots, 1);
 	if (!m->key || !m->val || !m->used)
 		return -ENOMEM;
-	for (id = 1; id < pb->nr; id++) {
-		const struct btf_type *t = pb->tp[id];
+	for (i = ids ? 0 : 1; i < end; i++) {
+		const struct btf_type *t = pb->tp[id = ids ? ids[i] : (uint32_t)i];
 
-		if (!btf_is_composite_kind(btf_kind(t)) || (want && !u32set_has(want, t->name_off)))
+		if (!btf_is_composite_kind(btf_kind(t)))
 			continue;
 		for (j = hash_mix(t->name_off) & (m->nslots - 1); m->used[j] && m->key[j] != t->name_off;
 		     j = (j + 1) & (m->nslots - 1))
@@ -759,7 +758,7 @@ static int pb_names_filtered(struct btf_dedup_base *pb, const struct u32set *wan
 
 static int pb_names(struct btf_dedup_base *pb)
 {
-	return pb_names_filtered(pb, NULL);
+	return pb_names_of(pb, NULL, 0);
 }
 
 /* Base STRUCT/UNION named name_off: UNPROCESSED none, 0 several, else the id. */
@@ -903,13 +902,15 @@ static uint32_t fold64(uint64_t h)
 }
 
 #define PB_CLOSURE_MAX_PASSES 32
+#define NAME_FILTER_BITS 65536
 
 static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct btf *own, bool head,
 					 int *errp, struct diag *d)
 {
 	struct btf_dedup_base *pb = mem_zalloc(sizeof(*pb));
 	struct u32set names = { 0 }, anon = { 0 };
-	struct u32vec pending = { 0 };
+	struct u32vec pending = { 0 }, named = { 0 };
+	uint64_t nfilt[NAME_FILTER_BITS / 64] = { 0 };	/* most base names are not own names */
 	struct dedup tmp = { .head = head };
 	uint32_t id, end = btf_type_count(own), nin = 0, *inset = NULL;
 	size_t i, n, pass, j;
@@ -923,7 +924,7 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 	pb->nr = btf_type_count(base);
 	pb->tp = mem_array(pb->nr, sizeof(*pb->tp));
 	inset = mem_array((pb->nr + 31) / 32, sizeof(*inset));	/* S */
-	if (!pb->tp || !inset)
+	if (!pb->tp || !inset || VEC_RESERVE(pending.v, pending.cap, 2 * (size_t)pb->nr))
 		goto fail;
 #define IN_S(x) (inset[(x) / 32] >> ((x) % 32) & 1)
 #define ADD_S(x) (inset[(x) / 32] |= 1u << ((x) % 32))
@@ -937,6 +938,9 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 		if (!t)
 			goto fail;
 		if (t->name_off) {
+			uint32_t k = hash_mix(t->name_off) % NAME_FILTER_BITS;
+
+			nfilt[k / 64] |= 1ull << (k % 64);
 			if (u32set_add(&names, t->name_off))
 				goto fail;
 		} else if (anon_hashed_kind(btf_kind(t)) && !kind_hash(&tmp, t, &h) &&
@@ -959,8 +963,13 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 		if (k == BTF_KIND_VAR || k == BTF_KIND_DATASEC)
 			continue;
 		if (t->name_off) {
-			if (u32set_has(&names, t->name_off))
+			uint32_t f = hash_mix(t->name_off) % NAME_FILTER_BITS;
+
+			if ((nfilt[f / 64] >> (f % 64) & 1) && u32set_has(&names, t->name_off)) {
 				ADD_S(id);
+				if (btf_is_composite_kind(k) && u32vec_push(&named, id))
+					goto fail;
+			}
 		} else if (anon_hashed_kind(k)) {
 			if (kind_hash(&tmp, t, &h)) {
 				err = diag_err(d, EINVAL, "dedup: base type %u has unknown kind %u", id, k);
@@ -968,28 +977,38 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 			}
 			if (u32set_has(&anon, fold64(h)))
 				ADD_S(id);
-		} else if (!IN_S(id) && u32vec_push(&pending, id)) {
+		} else if (!IN_S(id) && (u32vec_push(&pending, id) || u32vec_push(&pending, 0))) {
 			goto fail;
 		}
 	}
+	/* pending: pairs (id, an id it refers to that is not in S yet, 0 none
+	 * known); an entry is looked at again only once that one is in S. */
 	for (pass = 0, changed = true; changed && pending.n; pass++) {
 		changed = false;
-		for (i = j = 0, n = pending.n; i < n; i++) {
-			uint32_t x = pending.v[i];
+		for (i = j = 0, n = pending.n; i < n; i += 2) {
+			uint32_t x = pending.v[i], blocker = pending.v[i + 1];
 			struct btf_field_iter it;
 			uint32_t *f;
 			bool all = pass >= PB_CLOSURE_MAX_PASSES;	/* then keep them all */
 
+			if (!all && blocker && (blocker == UINT32_MAX || !IN_S(blocker))) {
+				pending.v[j++] = x;
+				pending.v[j++] = blocker;
+				continue;
+			}
 			if (!all) {
 				all = !btf_field_iter_init(&it, pb->tp[x], BTF_FIELD_IDS);
+				blocker = UINT32_MAX;	/* a reference out of range: never */
 				while (all && (f = btf_field_iter_next(&it)))
-					all = *f < pb->nr && IN_S(*f);
+					if (!(all = *f < pb->nr && IN_S(*f)) && *f < pb->nr)
+						blocker = *f;
 			}
 			if (all) {
 				ADD_S(x);
 				changed = true;
 			} else {
 				pending.v[j++] = x;
+				pending.v[j++] = blocker;
 			}
 		}
 		pending.n = j;
@@ -1019,9 +1038,10 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 #undef IN_S
 #undef ADD_S
 	/* phase 4 asks for the names of own FWDs only; a name's structs are all kept or all not */
-	if ((err = pb_names_filtered(pb, &names)))
+	if ((err = pb_names_of(pb, named.v, named.n)))
 		goto fail;
 	mem_free(inset);
+	mem_free(named.v);
 	mem_free(names.v);
 	mem_free(anon.v);
 	mem_free(pending.v);
@@ -1032,6 +1052,7 @@ fail:
 		diag_err(d, ENOMEM, "dedup: preparing the base: %s", strerror(ENOMEM));
 	*errp = err;
 	mem_free(inset);
+	mem_free(named.v);
 	mem_free(names.v);
 	mem_free(anon.v);
 	mem_free(pending.v);

@@ -232,6 +232,67 @@ static int sanity(const struct btf *btf, uint32_t types_at, struct diag *d)
 	return 0;
 }
 
+/*
+ * sanity() for one record of a kind this file knows, done while indexing
+ * (the record is in cache then): false when sanity() must run over the
+ * whole BTF, for its exact message or for what only it checks (kinds a
+ * layout describes, a FUNC whose prototype comes later).  Ids are checked
+ * against the count at the end, through *maxref.
+ */
+static bool quick_sane(const struct btf *btf, const uint32_t *w, uint32_t id, uint32_t send,
+		       uint32_t *maxref)
+{
+	const struct btf_type *t = (const struct btf_type *)w;
+	unsigned vlen = btf_vlen(t), j;
+	uint32_t m = *maxref;
+	bool ok = w[0] < send;
+
+#define QSTRS(at, stride) for (j = 0; j < vlen; j++) ok &= w[(at) + (stride) * j] < send
+#define QIDS(at, stride, count) for (j = 0; j < (count); j++) m = MAX(m, w[(at) + (stride) * j])
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT: case BTF_KIND_FLOAT:
+		break;
+	case BTF_KIND_ENUM:
+		QSTRS(3, 2);
+		break;
+	case BTF_KIND_ENUM64:
+		QSTRS(3, 3);
+		break;
+	case BTF_KIND_FUNC: {
+		const struct btf_type *pt = t->type < id ? btf_type_by_id(btf, t->type) : NULL;
+
+		ok &= pt && btf_kind(pt) == BTF_KIND_FUNC_PROTO;
+		break;
+	}
+	case BTF_KIND_FWD: case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+		QIDS(2, 1, 1);
+		break;
+	case BTF_KIND_ARRAY:
+		QIDS(3, 1, 2);
+		break;
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		QSTRS(3, 3);
+		QIDS(4, 3, vlen);
+		break;
+	case BTF_KIND_FUNC_PROTO:
+		QSTRS(3, 2);
+		QIDS(2, 1, 1);
+		QIDS(4, 2, vlen);
+		break;
+	case BTF_KIND_DATASEC:
+		QIDS(3, 3, vlen);
+		break;
+	default:
+		return false;
+	}
+#undef QSTRS
+#undef QIDS
+	*maxref = m;
+	return ok;
+}
+
 int btf_parse_flags(const void *data, size_t len, const struct btf *base, unsigned flags,
 		    struct btf **out, struct diag *d)
 {
@@ -240,8 +301,9 @@ int btf_parse_flags(const void *data, size_t len, const struct btf *base, unsign
 	const char *strs;
 	struct btf_header h;
 	size_t nlayout, i, nwords, off;
+	uint32_t send, maxref = 0;
 	struct btf *btf;
-	bool sw;
+	bool sw, sane = true;
 	int err;
 
 	*out = NULL;
@@ -318,7 +380,10 @@ int btf_parse_flags(const void *data, size_t len, const struct btf *base, unsign
 				btf->types[i] = bswap32(btf->types[i]);
 	}
 	btf->types_len = nwords;
-	if (VEC_RESERVE(btf->index, btf->index_cap, nwords / 8 + 16)) {
+	send = btf_strs_end(btf);
+	/* Records are at least 3 words: one allocation, of which a big one
+	 * (mapped, not touched) costs only the pages the index fills. */
+	if (VEC_RESERVE(btf->index, btf->index_cap, nwords / 3 + 1)) {
 		err = diag_err(d, ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -355,11 +420,13 @@ int btf_parse_flags(const void *data, size_t len, const struct btf *base, unsign
 			goto fail;
 		}
 		btf->index[btf->nr_types++] = (uint32_t)off;
+		if (sane)
+			sane = quick_sane(btf, btf->types + off, id, send, &maxref);
 		off += 3 + (size_t)n / 4;
 	}
 	if (btf->nr_types)
 		btf->last_type_kind = (int)btf_kind(btf_type_by_id(btf, btf_type_count(btf) - 1));
-	if (!(flags & BTF_PARSE_LENIENT) &&
+	if (!(flags & BTF_PARSE_LENIENT) && (!sane || maxref >= btf_type_count(btf)) &&
 	    (err = sanity(btf, h.hdr_len + h.type_off, d)))
 		goto fail;
 	*out = btf;

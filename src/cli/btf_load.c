@@ -116,7 +116,7 @@ int cli_blob_open(const char *path, struct cli_blob **out, const void **data, si
 		return 0;
 	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		b->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		b->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 		if (b->map == MAP_FAILED)
 			b->map = NULL;
 		else

@@ -48,6 +48,7 @@ static const char usage_text[] =
 	"  -R, --reorganize        suggest a smaller member order (-S: show steps)\n"
 	"  -P, --packable          structs that -R can shrink: NAME SIZE NEWSIZE SAVED\n"
 	"  --compile               a compilable C header of the types and what they use\n"
+	"                          (no TYPE: every struct and union, as pahole --compile)\n"
 	"  --skip_missing          go on past type names that are not found\n"
 	"  --suppress_aligned_attribute, --suppress_packed   omit inferred attributes\n"
 	"  --format=json           members with offsets, sizes, holes, cachelines as JSON\n"

@@ -574,10 +574,8 @@ int cmd_layout(int argc, char **argv)
 		size_t n = names.n;
 		uint32_t *ids = mem_array(n ? n : ntypes, sizeof(*ids));
 
-		if (!ids) {
-			err = -ENOMEM;
-			goto out;
-		}
+		if (!ids)
+			n = 0;	/* reported below */
 		for (size_t i = 0; i < n; i++) {
 			ids[i] = layout_find(l, names.v[i]);
 			if (!ids[i]) {
@@ -585,13 +583,15 @@ int cmd_layout(int argc, char **argv)
 				rc = EXIT_ERR;
 			}
 		}
-		for (uint32_t id = 1; !names.n && id < ntypes; id++) {
+		for (uint32_t id = 1; ids && !names.n && id < ntypes; id++) {
 			const struct btf_type *t = btf_type_by_id(layout_btf(l), id);
 
 			if (t->name_off && (btf_kind(t) == BTF_KIND_STRUCT || btf_kind(t) == BTF_KIND_UNION))
 				ids[n++] = id;
 		}
-		if (rc == EXIT_OK)
+		if (!ids)
+			err = -ENOMEM;
+		else if (rc == EXIT_OK)
 			err = layout_emit_c(l, ids, n, &c.out);
 		mem_free(ids);
 	} else if (names.n == 0) {

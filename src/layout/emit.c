@@ -151,6 +151,7 @@ static void cdecl(struct emit *e, uint32_t id, const char *inner, int indent)
 		e->lines_left = pe.lines_left;
 		lbuf_printf(&pb, n ? ")" : "void)");
 		cdecl(e, t->type, pb.p ? pb.p : "", indent);
+		e->out->oom |= pb.oom;	/* the declarator is incomplete: so is the output */
 		lbuf_free(&pb);
 		break;
 	}
@@ -159,6 +160,7 @@ static void cdecl(struct emit *e, uint32_t id, const char *inner, int indent)
 		break;
 	}
 out:
+	e->out->oom |= b.oom;
 	lbuf_free(&b);
 	e->depth--;
 }

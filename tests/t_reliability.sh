@@ -206,6 +206,11 @@ if python3 "$gen" deep 100000 "$WORK/deep.o" && python3 "$gen" wide 70000 "$WORK
 	"$BTFC" encode -j1 "$WORK/wide.o" -o "$WORK/wide.btf" > "$WORK/wide.err" 2>&1
 	grep -Eq 'members|vlen|65535' "$WORK/wide.err" && pass "70,000 members: error names the limit" ||
 		fail "70,000 members: $(head -c 300 "$WORK/wide.err")"
+	# the largest vlen BTF has room for: encoded, and printed by layout
+	python3 "$gen" wide 65535 "$WORK/w65535.o" && "$BTFC" encode -j2 "$WORK/w65535.o" -o "$WORK/w65535.btf" &&
+		"$BTFC" dump "$WORK/w65535.btf" | grep -q 'vlen=65535' &&
+		"$BTFC" layout "$WORK/w65535.btf" | grep -q 'members: 65535 \*/' &&
+		pass "struct with 65,535 members: encoded and laid out" || fail "struct with 65,535 members"
 	patho "enum with 70,000 values" "$WORK/wideenum.o"
 	patho ".debug_str claiming 1 GB in a small file" "$WORK/hugestr.o"
 	check_fails "1 GB section claim: clear error" 'past the end|truncated' "$BTFC" dwarf --stats "$WORK/hugestr.o"

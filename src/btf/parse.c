@@ -233,7 +233,9 @@ static int sanity(const struct btf *btf, uint32_t types_at, struct diag *d)
 }
 
 /*
- * sanity() for one record of a kind this file knows, done while indexing
+ * sanity() for one record of a kind this file knows (the same fields as
+ * its switch: keep the two in step; a shared table measured 10% slower on
+ * a parse of vmlinux), done while indexing
  * (the record is in cache then): false when sanity() must run over the
  * whole BTF, for its exact message or for what only it checks (kinds a
  * layout describes, a FUNC whose prototype comes later).  Ids are checked

@@ -233,13 +233,13 @@ static int sanity(const struct btf *btf, uint32_t types_at, struct diag *d)
 }
 
 /*
- * sanity() for one record of a kind this file knows (the same fields as
- * its switch: keep the two in step; a shared table measured 10% slower on
- * a parse of vmlinux), done while indexing
+ * sanity() for one record of a kind this file knows, done while indexing
  * (the record is in cache then): false when sanity() must run over the
  * whole BTF, for its exact message or for what only it checks (kinds a
  * layout describes, a FUNC whose prototype comes later).  Ids are checked
- * against the count at the end, through *maxref.
+ * against the count at the end, through *maxref.  The fields are those of
+ * sanity()'s switch: keep the two in step (one shared table measured 10%
+ * slower on a parse of vmlinux).
  */
 static bool quick_sane(const struct btf *btf, const uint32_t *w, uint32_t id, uint32_t send,
 		       uint32_t *maxref)

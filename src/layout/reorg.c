@@ -254,7 +254,7 @@ int layout_reorganize(struct layout *l, uint32_t id, bool show_steps, struct lbu
 		ns = old, n = NULL;
 	else if (!(n = reorganized(l, c, &ns)))
 		return -ENOMEM;
-	savings = (int)old - (int)ns;
+	savings = (int)(old - ns);	/* pahole's int difference, wrapping as it does (no UB) */
 	if (show_steps && savings) {
 		if ((err = layout_print(l, id, NULL, NULL, out)))
 			goto out;

@@ -596,8 +596,8 @@ int layout_diff(struct layout *a, struct layout *b, const char *name, struct lbu
 	}
 	lbuf_printf(o, "%s %s:", ca->is_struct ? "struct" : "union", name);
 	if (class_size_of(ca) != class_size_of(cb)) {
-		lbuf_printf(o, " size %u -> %u (%+d)", class_size_of(ca), class_size_of(cb),
-			    (int)class_size_of(cb) - (int)class_size_of(ca));
+		lbuf_printf(o, " size %u -> %u (%+lld)", class_size_of(ca), class_size_of(cb),
+			    (long long)class_size_of(cb) - (long long)class_size_of(ca));
 		changed = 1;
 	}
 	if (ca->nr_holes != cb->nr_holes) {

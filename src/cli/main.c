@@ -46,9 +46,13 @@ int main(int argc, char **argv)
 	 * memory freed at the top of the heap is kept for the next burst
 	 * instead of being returned and faulted in again, and the heap grows
 	 * in 8 MiB steps.  About 5% of a small module's run (page faults).
+	 * Setting these ends glibc's dynamic mmap threshold, so it is set
+	 * to that adjustment's ceiling: with the 128 KiB default every
+	 * large vector was mapped and unmapped afresh (vmlinux: +15% CPU).
 	 */
 	mallopt(M_TOP_PAD, 8 << 20);
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	if (fail && *fail)
 		mem_fail_after(strtoul(fail, NULL, 10));
 	else if (getenv("BTFC_COUNT_ALLOC") && atexit(print_alloc_count) == 0)

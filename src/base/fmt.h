@@ -12,7 +12,7 @@
 
 #include "base/common.h"
 
-int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap) PRINTF_LIKE(3, 0);
 int fmt_snprintf(char *buf, size_t size, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
 #endif

@@ -33,7 +33,7 @@ void lbuf_free(struct lbuf *b)
 	b->len = b->cap = 0;
 }
 
-static int lbuf_vprintf(struct lbuf *b, const char *fmt, va_list ap)
+static PRINTF_LIKE(2, 0) int lbuf_vprintf(struct lbuf *b, const char *fmt, va_list ap)
 {
 	va_list aq;
 	int n;

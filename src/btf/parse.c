@@ -157,15 +157,57 @@ static int sanity_generic(const struct btf *btf, uint32_t i, uint32_t types_at, 
 }
 
 /*
- * libbpf-level sanity: strings and ids resolve, FUNC -> FUNC_PROTO.  The
- * same fields in the same order as btf_field_iter visits them, without
- * its per-record set-up (this runs over every type of every parse).
+ * The string offsets and type ids of a record of each kind this file
+ * knows, in the order btf_field_iter visits them (after the name, word 0):
+ * STRS(at, stride, count) / IDS(at, stride, count) are count fields from
+ * word at, stride words apart.  Expands to the cases of a switch on the
+ * kind; OTHER is the default.  One list for sanity() and quick_sane(),
+ * expanded with constants (a table read at run time measured 10% slower
+ * on a parse of vmlinux).
+ */
+#define KIND_FIELDS_CASES(STRS, IDS, OTHER)					\
+	case BTF_KIND_INT: case BTF_KIND_FLOAT:					\
+		break;								\
+	case BTF_KIND_ENUM:							\
+		STRS(3, 2, vlen);						\
+		break;								\
+	case BTF_KIND_ENUM64:							\
+		STRS(3, 3, vlen);						\
+		break;								\
+	case BTF_KIND_FWD: case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:	\
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR:	\
+	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:				\
+		IDS(2, 1, 1);							\
+		break;								\
+	case BTF_KIND_ARRAY:							\
+		IDS(3, 1, 2);							\
+		break;								\
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:				\
+		STRS(3, 3, vlen);						\
+		IDS(4, 3, vlen);						\
+		break;								\
+	case BTF_KIND_FUNC_PROTO:						\
+		STRS(3, 2, vlen);						\
+		IDS(2, 1, 1);							\
+		IDS(4, 2, vlen);						\
+		break;								\
+	case BTF_KIND_DATASEC:							\
+		IDS(3, 3, vlen);						\
+		break;								\
+	default:								\
+		OTHER;
+
+/*
+ * libbpf-level sanity: strings and ids resolve, FUNC -> FUNC_PROTO, with
+ * the exact message for the first field that does not; the same fields
+ * in the same order as btf_field_iter visits them, without its per-record
+ * set-up.
  */
 static int sanity(const struct btf *btf, uint32_t types_at, struct diag *d)
 {
 	uint32_t i, j, n = btf_type_count(btf), send = btf_strs_end(btf);
+	int err;
 
-	/* count fields from word at, stride words apart: string offsets / type ids */
 #define STRS(at, stride, count)							\
 	for (j = 0; j < (count); j++)						\
 		if (w[(at) + (stride) * j] >= send)				\
@@ -183,40 +225,8 @@ static int sanity(const struct btf *btf, uint32_t types_at, struct diag *d)
 		if (btf_kind(t) != BTF_KIND_UNKN && btf_kind(t) <= BTF_KIND_MAX && w[0] >= send)
 			return bad_str(btf, i, types_at, w[0], send, d);
 		switch (btf_kind(t)) {
-		case BTF_KIND_INT: case BTF_KIND_FLOAT:
-			break;
-		case BTF_KIND_ENUM:
-			STRS(3, 2, vlen);
-			break;
-		case BTF_KIND_ENUM64:
-			STRS(3, 3, vlen);
-			break;
-		case BTF_KIND_FWD: case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
-		case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR:
-		case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
-			IDS(2, 1, 1);
-			break;
-		case BTF_KIND_ARRAY:
-			IDS(3, 1, 2);
-			break;
-		case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-			STRS(3, 3, vlen);
-			IDS(4, 3, vlen);
-			break;
-		case BTF_KIND_FUNC_PROTO:
-			STRS(3, 2, vlen);
-			IDS(2, 1, 1);
-			IDS(4, 2, vlen);
-			break;
-		case BTF_KIND_DATASEC:
-			IDS(3, 3, vlen);
-			break;
-		default: {
-			int err = sanity_generic(btf, i, types_at, send, n, d);
-
-			if (err)
-				return err;
-		}
+		KIND_FIELDS_CASES(STRS, IDS,
+				  if ((err = sanity_generic(btf, i, types_at, send, n, d))) return err)
 		}
 		if (btf_kind(t) == BTF_KIND_FUNC) {
 			const struct btf_type *pt = btf_type_by_id(btf, t->type);
@@ -237,9 +247,7 @@ static int sanity(const struct btf *btf, uint32_t types_at, struct diag *d)
  * (the record is in cache then): false when sanity() must run over the
  * whole BTF, for its exact message or for what only it checks (kinds a
  * layout describes, a FUNC whose prototype comes later).  Ids are checked
- * against the count at the end, through *maxref.  The fields are those of
- * sanity()'s switch: keep the two in step (one shared table measured 10%
- * slower on a parse of vmlinux).
+ * against the count at the end, through *maxref.
  */
 static bool quick_sane(const struct btf *btf, const uint32_t *w, uint32_t id, uint32_t send,
 		       uint32_t *maxref)
@@ -249,48 +257,18 @@ static bool quick_sane(const struct btf *btf, const uint32_t *w, uint32_t id, ui
 	uint32_t m = *maxref;
 	bool ok = w[0] < send;
 
-#define QSTRS(at, stride) for (j = 0; j < vlen; j++) ok &= w[(at) + (stride) * j] < send
-#define QIDS(at, stride, count) for (j = 0; j < (count); j++) m = MAX(m, w[(at) + (stride) * j])
+#define STRS(at, stride, count) for (j = 0; j < (count); j++) ok &= w[(at) + (stride) * j] < send
+#define IDS(at, stride, count) for (j = 0; j < (count); j++) m = MAX(m, w[(at) + (stride) * j])
 	switch (btf_kind(t)) {
-	case BTF_KIND_INT: case BTF_KIND_FLOAT:
-		break;
-	case BTF_KIND_ENUM:
-		QSTRS(3, 2);
-		break;
-	case BTF_KIND_ENUM64:
-		QSTRS(3, 3);
-		break;
-	case BTF_KIND_FUNC: {
+	KIND_FIELDS_CASES(STRS, IDS, return false)
+	}
+#undef STRS
+#undef IDS
+	if (btf_kind(t) == BTF_KIND_FUNC) {
 		const struct btf_type *pt = t->type < id ? btf_type_by_id(btf, t->type) : NULL;
 
 		ok &= pt && btf_kind(pt) == BTF_KIND_FUNC_PROTO;
-		break;
 	}
-	case BTF_KIND_FWD: case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_VAR:
-	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
-		QIDS(2, 1, 1);
-		break;
-	case BTF_KIND_ARRAY:
-		QIDS(3, 1, 2);
-		break;
-	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-		QSTRS(3, 3);
-		QIDS(4, 3, vlen);
-		break;
-	case BTF_KIND_FUNC_PROTO:
-		QSTRS(3, 2);
-		QIDS(2, 1, 1);
-		QIDS(4, 2, vlen);
-		break;
-	case BTF_KIND_DATASEC:
-		QIDS(3, 3, vlen);
-		break;
-	default:
-		return false;
-	}
-#undef QSTRS
-#undef QIDS
 	*maxref = m;
 	return ok;
 }

@@ -570,28 +570,28 @@ int cmd_layout(int argc, char **argv)
 					c.mode == M_CONTAINS ? contains_cb : ptrs_cb, &c);
 	} else if (c.mode == M_COMPILE) {
 		/* no names: every named struct and union, as pahole --compile does */
-		uint32_t ntypes = btf_type_count(layout_btf(l));
-		size_t n = names.n;
-		uint32_t *ids = mem_array(n ? n : ntypes, sizeof(*ids));
+		const struct btf *b = layout_btf(l);
+		uint32_t ntypes = btf_type_count(b);
+		uint32_t *ids = mem_array(names.n ? names.n : ntypes, sizeof(*ids));
+		size_t n = 0;
 
-		if (!ids)
-			n = 0;	/* reported below */
-		for (size_t i = 0; i < n; i++) {
-			ids[i] = layout_find(l, names.v[i]);
-			if (!ids[i]) {
-				fprintf(stderr, "pahole: type '%s' not found\n", names.v[i]);
-				rc = EXIT_ERR;
+		if (!ids) {
+			err = -ENOMEM;	/* reported below */
+		} else if (names.n) {
+			for (n = 0; n < names.n; n++)
+				if (!(ids[n] = layout_find(l, names.v[n]))) {
+					fprintf(stderr, "pahole: type '%s' not found\n", names.v[n]);
+					rc = EXIT_ERR;
+				}
+		} else {
+			for (uint32_t id = 1; id < ntypes; id++) {
+				const struct btf_type *t = btf_type_by_id(b, id);
+
+				if (t->name_off && btf_is_composite_kind(btf_kind(t)))
+					ids[n++] = id;
 			}
 		}
-		for (uint32_t id = 1; ids && !names.n && id < ntypes; id++) {
-			const struct btf_type *t = btf_type_by_id(layout_btf(l), id);
-
-			if (t->name_off && (btf_kind(t) == BTF_KIND_STRUCT || btf_kind(t) == BTF_KIND_UNION))
-				ids[n++] = id;
-		}
-		if (!ids)
-			err = -ENOMEM;
-		else if (rc == EXIT_OK)
+		if (ids && rc == EXIT_OK)
 			err = layout_emit_c(l, ids, n, &c.out);
 		mem_free(ids);
 	} else if (names.n == 0) {

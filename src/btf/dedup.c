@@ -880,6 +880,7 @@ struct btf_dedup_base *btf_dedup_base_new(const struct btf *base, const struct b
  * per process): only the base types a lookup of this run can accept.  A
  * candidate equals the type looked up, so it has the same name; unnamed
  * structs, unions and primitives have a hash some own type has; unnamed
+ * ARRAYs and FUNC_PROTOs the shape of one (shape_sig); unnamed
  * references (PTR, CONST, ARRAY, FUNC_PROTO ...) refer only to base ids
  * own types can resolve to, which the set S below over-approximates: the
  * base ids own types name directly, every included type, and (to a fixed
@@ -901,6 +902,28 @@ static uint32_t fold64(uint64_t h)
 	return (uint32_t)(h ^ h >> 32);
 }
 
+/*
+ * What an unnamed ARRAY or FUNC_PROTO shares with every type it can be
+ * equal to, ids aside (those depend on resolution): its info word, and
+ * the element count or the parameter names.
+ */
+static bool shaped_kind(unsigned k)
+{
+	return k == BTF_KIND_ARRAY || k == BTF_KIND_FUNC_PROTO;
+}
+
+static uint32_t shape_sig(const struct btf_type *t)
+{
+	uint64_t h = hc(0, t->info);
+	unsigned i;
+
+	if (btf_kind(t) == BTF_KIND_ARRAY)
+		return fold64(hc(h, btf_array(t)->nelems));
+	for (i = 0; i < btf_vlen(t); i++)
+		h = hc(h, btf_params(t)[i].name_off);
+	return fold64(h);
+}
+
 #define PB_CLOSURE_MAX_PASSES 32
 #define NAME_FILTER_BITS 65536
 
@@ -908,7 +931,7 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 					 int *errp, struct diag *d)
 {
 	struct btf_dedup_base *pb = mem_zalloc(sizeof(*pb));
-	struct u32set names = { 0 }, anon = { 0 };
+	struct u32set names = { 0 }, anon = { 0 }, shapes = { 0 };
 	struct u32vec pending = { 0 }, named = { 0 };
 	uint64_t nfilt[NAME_FILTER_BITS / 64] = { 0 };	/* most base names are not own names */
 	struct dedup tmp = { .head = head };
@@ -947,6 +970,8 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 			   u32set_add(&anon, fold64(h))) {
 			goto fail;
 		}
+		if (shaped_kind(btf_kind(t)) && u32set_add(&shapes, shape_sig(t)))
+			goto fail;
 		if (btf_field_iter_init(&it, t, BTF_FIELD_IDS))
 			continue;	/* prep() reports it */
 		while ((f = btf_field_iter_next(&it)))
@@ -977,6 +1002,8 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 			}
 			if (u32set_has(&anon, fold64(h)))
 				ADD_S(id);
+		} else if (shaped_kind(k) && !IN_S(id) && !u32set_has(&shapes, shape_sig(t))) {
+			continue;	/* no own type has its shape: never a candidate */
 		} else if (!IN_S(id) && (u32vec_push(&pending, id) || u32vec_push(&pending, 0))) {
 			goto fail;
 		}
@@ -1044,6 +1071,7 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 	mem_free(named.v);
 	mem_free(names.v);
 	mem_free(anon.v);
+	mem_free(shapes.v);
 	mem_free(pending.v);
 	return pb;
 fail:
@@ -1055,6 +1083,7 @@ fail:
 	mem_free(named.v);
 	mem_free(names.v);
 	mem_free(anon.v);
+	mem_free(shapes.v);
 	mem_free(pending.v);
 	btf_dedup_base_free(pb);
 	return NULL;

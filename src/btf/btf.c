@@ -224,11 +224,57 @@ static inline uint32_t str_sig(const char *p, size_t len)
 	return (uint32_t)(((w ^ len) * 0x9e3779b97f4a7c15ull) >> 48);
 }
 
+/* Own strings found in an indexed base level b: one lookup per own string. */
+static void match_indexed(const struct btf *btf, const struct btf *b, uint32_t *remap, size_t *left)
+{
+	const struct strset *s = &btf->strs;
+	size_t j;
+
+	for (j = 0; j < s->nslots && *left; j++) {
+		uint32_t o = s->slots[j].off1 - 1;
+		int64_t bo;
+
+		if (!s->slots[j].off1 || remap[o])
+			continue;
+		bo = strset_find_hashed(&b->strs, s->data + o, strlen(s->data + o), s->slots[j].hash);
+		if (bo >= 0) {
+			remap[o] = b->start_str_off + (uint32_t)bo + 1;
+			--*left;
+		}
+	}
+}
+
+/*
+ * Own strings found in base level b without an index: one pass over its
+ * strings.  Most are not ours: a 64 Kbit filter of the own strings spares
+ * hashing them.
+ */
+static void match_scanned(const struct btf *btf, const struct btf *b, uint32_t *remap,
+			  const uint64_t *filter, size_t *left)
+{
+	const char *p, *e, *z;
+
+	for (p = b->strs.data, e = p + b->strs.len; p < e && *left &&
+	     (z = memchr(p, 0, (size_t)(e - p))); p = z + 1) {
+		size_t len = (size_t)(z - p);
+		uint32_t k = str_sig(p, len);
+		int64_t o;
+
+		if (!(filter[k / 64] >> (k % 64) & 1))
+			continue;
+		o = strset_find_hashed(&btf->strs, p, len, strset_hash(p, len));
+		if (o >= 0 && !remap[o]) {
+			remap[o] = b->start_str_off + (uint32_t)(p - b->strs.data) + 1;
+			--*left;
+		}
+	}
+}
+
 int btf_resolve_base_strs(struct btf *btf, struct diag *d)
 {
 	uint32_t *remap, id, end = btf_type_count(btf);
 	size_t own_len = btf->strs.len, left;
-	uint64_t *filter;
+	uint64_t *filter = NULL;
 	const struct btf *b;
 	const char *p, *e, *z;
 
@@ -238,34 +284,27 @@ int btf_resolve_base_strs(struct btf *btf, struct diag *d)
 	if (!btf->strs.count)
 		return 0;
 	remap = mem_array(own_len ? own_len : 1, sizeof(*remap));	/* base offset + 1 */
-	filter = mem_array(65536 / 64, sizeof(*filter));
-	if (!remap || !filter) {
-		mem_free(remap);
-		mem_free(filter);
+	if (!remap)
 		return diag_err(d, ENOMEM, "out of memory resolving strings against the base");
-	}
-	/* Most base strings are not ours: a 64 Kbit filter spares hashing them. */
-	for (p = btf->strs.data, e = p + own_len; p < e && (z = memchr(p, 0, (size_t)(e - p))); p = z + 1) {
-		uint32_t k = str_sig(p, (size_t)(z - p));
-
-		filter[k / 64] |= 1ull << (k % 64);
-	}
 	left = btf->strs.count;
 	for (b = btf->base; b && left; b = b->base) {
-		for (p = b->strs.data, e = p + b->strs.len; p < e && left &&
-		     (z = memchr(p, 0, (size_t)(e - p))); p = z + 1) {
-			size_t len = (size_t)(z - p);
-			uint32_t k = str_sig(p, len);
-			int64_t o;
+		if (b->strs.nslots) {
+			match_indexed(btf, b, remap, &left);
+			continue;
+		}
+		if (!filter) {
+			if (!(filter = mem_array(65536 / 64, sizeof(*filter)))) {
+				mem_free(remap);
+				return diag_err(d, ENOMEM, "out of memory resolving strings against the base");
+			}
+			for (p = btf->strs.data, e = p + own_len; p < e && (z = memchr(p, 0, (size_t)(e - p)));
+			     p = z + 1) {
+				uint32_t k = str_sig(p, (size_t)(z - p));
 
-			if (!(filter[k / 64] >> (k % 64) & 1))
-				continue;
-			o = strset_find_hashed(&btf->strs, p, len, strset_hash(p, len));
-			if (o >= 0 && !remap[o]) {
-				remap[o] = b->start_str_off + (uint32_t)(p - b->strs.data) + 1;
-				left--;
+				filter[k / 64] |= 1ull << (k % 64);
 			}
 		}
+		match_scanned(btf, b, remap, filter, &left);
 	}
 	mem_free(filter);
 	if (left != btf->strs.count)

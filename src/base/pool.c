@@ -181,7 +181,11 @@ int pool_pipeline(unsigned nthreads, size_t n, size_t window, pool_fn work,
 	}
 	pthread_mutex_init(&r.lock, NULL);
 	pthread_cond_init(&r.cond, NULL);
-	for (i = 0; i < nthreads; i++) {
+	/*
+	 * One worker gains little overlap and costs a thread whose arena the
+	 * consumer cannot reuse: run it inline.
+	 */
+	for (i = 0; i < nthreads && nthreads > 1; i++) {
 		args[i].run = &r;
 		args[i].worker = i;
 		if (pthread_create(&th[i], NULL, pipe_worker, &args[i]))

@@ -52,17 +52,20 @@ struct ir_decl_tag {
 	int32_t component;	/* member or parameter index, -1 for the whole */
 };
 
+/* 40 bytes: a module's unit records thousands (twice, with the grouped copy). */
 struct ir_child {
 	uint32_t parent;	/* IR index */
 	uint8_t kind;
 	bool value_signed;
 	const char *name;
 	uint64_t ref;
-	uint64_t bit_offset;
+	union {			/* by kind */
+		uint64_t bit_offset;	/* CH_MEMBER */
+		int64_t value;		/* CH_ENUMERATOR value, CH_DIM element count */
+		uint64_t die;		/* CH_PARAM: its DIE, for location checks */
+	};
 	uint32_t bit_size;
-	int64_t value;		/* enumerator value, or array dimension */
 	uint32_t ref_id;
-	uint64_t die;		/* parameters: their DIE, for location checks */
 };
 
 struct ir_func {
@@ -84,18 +87,21 @@ struct ir_var {
 };
 
 /*
- * DIE offset -> local id + 1; generation-stamped so clearing is O(1).
- * References inside the current unit (nearly all) index a direct array by
- * offset; others (ref_addr, type units, dwz) go to the hash table.
+ * DIE offset -> local id + 1.  References inside the current unit (nearly
+ * all) index a direct array by offset: one word per byte of the unit,
+ * value + 1 (0 = absent), cleared for the next unit through the log of
+ * the positions set.  Others (ref_addr, type units, dwz) go to the hash
+ * table, generation-stamped so clearing it is O(1).
  */
 struct refmap {
 	uint64_t *keys;
 	uint32_t *vals, *gens;
 	size_t cap, n;
 	uint32_t gen;
-	struct { uint32_t gen, val; } *direct;
+	uint32_t *direct;
 	uint64_t dbase, dlen, dcap;	/* unit's [off, end) in .debug_info */
-	uint32_t dgen;
+	uint32_t *dlog;			/* positions set in direct */
+	size_t dlog_n, dlog_cap;
 };
 
 /* One slot of a worker's string cache: 24 bytes, one cache line per probe. */
@@ -161,6 +167,7 @@ void enc_worker_free(struct enc_worker *w)
 	mem_free(w->map.vals);
 	mem_free(w->map.gens);
 	mem_free(w->map.direct);
+	mem_free(w->map.dlog);
 	mem_free(w->types);
 	mem_free(w->kids);
 	mem_free(w->kids_sorted);
@@ -254,7 +261,11 @@ static int map_reset(struct refmap *m, size_t expect)
 static int map_direct(struct refmap *m, const struct dw_unit *u)
 {
 	uint64_t len = u->end - u->off;
+	size_t i;
 
+	for (i = 0; i < m->dlog_n; i++)
+		m->direct[m->dlog[i]] = 0;
+	m->dlog_n = 0;
 	m->dbase = u->off;
 	m->dlen = 0;
 	if (u->in_types || len > (64u << 20))
@@ -269,10 +280,6 @@ static int map_direct(struct refmap *m, const struct dw_unit *u)
 		m->dcap = len;
 	}
 	m->dlen = len;
-	if (++m->dgen == 0) {	/* wrapped: really clear */
-		memset(m->direct, 0, m->dcap * sizeof(*m->direct));
-		m->dgen = 1;
-	}
 	return 0;
 }
 
@@ -281,8 +288,14 @@ static int map_put(struct refmap *m, uint64_t key, uint32_t val)
 	size_t j;
 
 	if (key - m->dbase < m->dlen) {
-		m->direct[key - m->dbase].gen = m->dgen;
-		m->direct[key - m->dbase].val = val;
+		uint32_t *slot = &m->direct[key - m->dbase];
+
+		if (!*slot) {
+			if (VEC_RESERVE(m->dlog, m->dlog_cap, m->dlog_n + 1))
+				return -ENOMEM;
+			m->dlog[m->dlog_n++] = (uint32_t)(key - m->dbase);
+		}
+		*slot = val + 1;
 		return 0;
 	}
 	if ((m->n + 1) * 2 > m->cap) {	/* grow: rehash live entries */
@@ -301,7 +314,9 @@ static int map_put(struct refmap *m, uint64_t key, uint32_t val)
 		nm.dbase = m->dbase;
 		nm.dlen = m->dlen;
 		nm.dcap = m->dcap;
-		nm.dgen = m->dgen;
+		nm.dlog = m->dlog;
+		nm.dlog_n = m->dlog_n;
+		nm.dlog_cap = m->dlog_cap;
 		*m = nm;
 	}
 	for (j = hash_mix(key) & (m->cap - 1); m->gens[j] == m->gen; j = (j + 1) & (m->cap - 1))
@@ -321,10 +336,10 @@ static bool map_find(const struct refmap *m, uint64_t key, uint32_t *val)
 	size_t j;
 
 	if (key - m->dbase < m->dlen) {
-		if (m->direct[key - m->dbase].gen != m->dgen)
-			return false;
-		*val = m->direct[key - m->dbase].val;
-		return true;
+		uint32_t v = m->direct[key - m->dbase];
+
+		*val = v - 1;
+		return v != 0;
 	}
 	for (j = hash_mix(key) & (m->cap - 1); m->gens[j] == m->gen; j = (j + 1) & (m->cap - 1))
 		if (m->keys[j] == key) {
@@ -1211,11 +1226,15 @@ static int64_t str_off(struct enc_worker *w, const char *s)
 		if (v)
 			return v - 1;
 	}
-	if (!w->scache_text.cap && scache_grow(&w->scache_text))
-		return -ENOMEM;
 	len = strlen(s);
 	ht = strset_hash(s, len);
-	if (scache_find(&w->scache_text, ht, s, len, false, &slot, &off)) {
+	if (!w->ctx->str_lock) {	/* the only worker: the set is the cache */
+		r = btf_add_str_hashed(w->ctx->out, s, len, ht);
+		if (r < 0)
+			return -ENOMEM;
+	} else if (!w->scache_text.cap && scache_grow(&w->scache_text)) {
+		return -ENOMEM;
+	} else if (scache_find(&w->scache_text, ht, s, len, false, &slot, &off)) {
 		r = off;
 	} else {
 		r = intern_slow(w, s, len, ht);
@@ -1703,7 +1722,11 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 		frag->skipped = true;
 		return 0;
 	}
-	if ((err = map_reset(&w->map, 64)) || (err = map_direct(&w->map, u)))
+	if (ctx->ref_direct)
+		err = map_reset(&w->map, 64) || map_direct(&w->map, u) ? -ENOMEM : 0;
+	else	/* few units: a table sized for the unit's type DIEs (about one per 40 bytes) */
+		err = map_reset(&w->map, (size_t)((u->end - u->off) / 40));
+	if (err)
 		goto fail;
 	if ((err = dw_cursor_init(&c, ctx->in->dw, u, w->d)))
 		goto fail;

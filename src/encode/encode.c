@@ -15,7 +15,7 @@
 #include "encode/internal.h"
 
 #define PERCPU_SECTION ".data..percpu"
-#define STR_DIRECT_MIN_UNITS 64	/* units before the per-position string cache pays */
+#define STR_DIRECT_MIN_UNITS 64	/* units before per-position tables (strings, DIE refs) pay */
 
 static const uint32_t default_lang_exclude[] = { 0 };
 
@@ -765,20 +765,25 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		goto out;
 	}
 	btf_set_endian(r.out, belf_big_endian(in->elf) ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN);
-	/* A base parsed without a string index (one module per process) is not indexed for us. */
-	if (base && !base->strs.nslots)
-		btf_defer_base_strs(r.out);
+	/*
+	 * Own strings are matched against the base once each, after conversion
+	 * (btf_resolve_base_strs), not once per DWARF reference.
+	 */
+	btf_defer_base_strs(r.out);
 	r.ctx.o = o;
 	r.ctx.in = in;
 	r.ctx.syms = &syms;
 	r.ctx.out = r.out;
-	r.ctx.str_lock = &str_lock;
+	r.ctx.str_lock = jobs > 1 ? &str_lock : NULL;
 	/*
 	 * Zeroed pages cost nothing until a string at that position is used,
 	 * and then a fault each: that pays where units repeat the same header
 	 * strings thousands of times (vmlinux: 13% less CPU), not in the few
-	 * units of a module (10% more; the per-worker cache suffices).
+	 * units of a module (10% more; the per-worker cache suffices).  The
+	 * same holds for each worker's DIE-offset array (a word per byte of
+	 * its largest unit): a module's few units are better off hashed.
 	 */
+	r.ctx.ref_direct = nunits >= STR_DIRECT_MIN_UNITS;
 	if (in->dw_str.len && nunits >= STR_DIRECT_MIN_UNITS &&
 	    !(r.ctx.str_direct = mem_array(in->dw_str.len, sizeof(uint32_t)))) {
 		err = diag_err(d, ENOMEM, "out of memory");
@@ -800,6 +805,13 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		if (!d->code)
 			diag_err(d, -err, "%s: %s", belf_path(in->elf), strerror(-err));
 		goto out;
+	}
+	/* Give the conversion's memory back before dedup allocates its own. */
+	for (i = 0; i < r.nslots; i++)
+		cu_frag_free(&r.slots[i]);
+	for (w = 0; w < jobs; w++) {
+		enc_worker_free(r.w[w]);
+		r.w[w] = NULL;
 	}
 	t2 = now();
 	st->convert = t2 - t1;	/* conversion and the overlapping merge */

@@ -74,8 +74,9 @@ struct enc_ctx {
 	struct dwarf_input *in;
 	const struct enc_syms *syms;
 	struct btf *out;		/* strings are interned here, under str_lock */
-	pthread_mutex_t *str_lock;
+	pthread_mutex_t *str_lock;	/* NULL: one worker, no cache in front of out's set */
 	uint32_t *str_direct;		/* .debug_str position -> out offset + 1 */
+	bool ref_direct;		/* in-unit DIE references index a per-worker array */
 };
 
 struct enc_worker;

@@ -258,6 +258,95 @@ static void put_n(const struct belf *e, uint8_t *p, int w, uint64_t v)
 			p[i] = (uint8_t)v;
 }
 
+/* Address of symbol sym for a relocation (ET_REL: distinct section addresses). */
+static uint64_t sym_addr(const struct belf *e, uint64_t sym)
+{
+	uint64_t s = e->syms[sym].value;
+
+	if (e->syms[sym].shndx < e->nsec)
+		s += belf_section_addr(e, e->syms[sym].shndx);
+	return s;
+}
+
+/* Apply entry i of relocation section rs (already decoded) to buf. */
+static int rel_one(const struct belf *e, const struct belf_section *rs, size_t i, bool rela,
+		   uint64_t off, uint64_t sym, uint64_t type, uint64_t add, uint8_t *buf, size_t len,
+		   struct diag *d)
+{
+	struct rinfo ki;
+	uint64_t s, v;
+
+	if (e->machine == EM_MIPS)
+		type &= 0xff;
+	ki = rel_type(e->machine, (uint32_t)type);
+	if (ki.kind == RK_NONE)
+		return 0;
+	if (ki.kind == RK_UNSUPP)
+		return diag_err(d, ENOTSUP,
+				"%s: section '%s': relocation %zu (offset 0x%llx) has type %llu, unsupported for machine %u",
+				e->path, rs->name, i, (unsigned long long)off,
+				(unsigned long long)type, e->machine);
+	if (off > len || ki.width > len - off)
+		return diag_err(d, EINVAL,
+				"%s: section '%s': relocation %zu offset 0x%llx outside the %zu-byte target",
+				e->path, rs->name, i, (unsigned long long)off, len);
+	if (sym >= e->nsyms)
+		return diag_err(d, EINVAL,
+				"%s: section '%s': relocation %zu refers to symbol %llu of %zu",
+				e->path, rs->name, i, (unsigned long long)sym, e->nsyms);
+	s = sym_addr(e, sym);
+	if (!rela)
+		add = get_n(e, buf + off, ki.width);
+	v = get_n(e, buf + off, ki.width);
+	switch (ki.kind) {
+	case RK_ABS: v = s + add; break;
+	case RK_PCREL: v = s + add - off; break;
+	case RK_ADD: v = v + s + add; break;
+	case RK_SUB: v = v - s - add; break;
+	case RK_SET: v = s + add; break;
+	case RK_SUB6: v = (v & 0xc0) | ((v - s - add) & 0x3f); break;
+	case RK_SET6: v = (v & 0xc0) | ((s + add) & 0x3f); break;
+	default: break;
+	}
+	put_n(e, buf + off, ki.width, v);
+	return 0;
+}
+
+/*
+ * x86-64 RELA in host order, every x86 kernel module: R_X86_64_64 and
+ * R_X86_64_32 (what DWARF uses, ~100k per module) inline, against a
+ * one-symbol cache (most name .debug_str's section symbol); the rest
+ * through rel_one().
+ */
+static int rel_x86_64(const struct belf *e, const struct belf_section *rs, const uint8_t *rp,
+		      size_t n, uint8_t *buf, size_t len, struct diag *d)
+{
+	uint64_t last_sym = UINT64_MAX, last_s = 0;
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++, rp += 24) {
+		uint64_t off = load64(rp), info = load64(rp + 8), add = load64(rp + 16);
+		uint64_t sym = info >> 32, type = info & 0xffffffff;
+
+		if ((type == 1 || type == 10) && off <= len && (type == 1 ? 8 : 4) <= len - off &&
+		    sym < e->nsyms) {
+			if (sym != last_sym) {
+				last_sym = sym;
+				last_s = sym_addr(e, sym);
+			}
+			if (type == 1)
+				store64(buf + off, last_s + add);
+			else
+				store32(buf + off, (uint32_t)(last_s + add));
+			continue;
+		}
+		if ((err = rel_one(e, rs, i, true, off, sym, type, add, buf, len, d)))
+			return err;
+	}
+	return 0;
+}
+
 int belf_relocate(struct belf *e, size_t target, uint8_t *buf, size_t len, struct diag *d)
 {
 	size_t ri;
@@ -268,24 +357,23 @@ int belf_relocate(struct belf *e, size_t target, uint8_t *buf, size_t len, struc
 	for (ri = 1; ri < e->nsec; ri++) {
 		const struct belf_section *rs = &e->secs[ri];
 		bool rela = rs->type == SHT_RELA;
+		size_t esz = (e->cls == 64 ? 8 : 4) * (rela ? 3 : 2), i, n;
 		const uint8_t *rp;
-		size_t i, n, step;
+		struct bslice raw;
 
 		if ((rs->type != SHT_RELA && rs->type != SHT_REL) || rs->info != target)
 			continue;
-		{
-			size_t esz = (e->cls == 64 ? 8 : 4) * (rela ? 3 : 2);
-			struct bslice raw;
-
-			if ((err = belf_raw(e, ri, &raw, d)))
+		if ((err = belf_raw(e, ri, &raw, d)))
+			return err;
+		rp = raw.p;
+		n = raw.len / esz;
+		if (e->machine == EM_X86_64 && e->cls == 64 && rela && !e->swap) {
+			if ((err = rel_x86_64(e, rs, rp, n, buf, len, d)))
 				return err;
-			rp = raw.p;
-			n = raw.len / esz;
-			step = esz;
+			continue;
 		}
-		for (i = 0; i < n; i++, rp += step) {
-			uint64_t off, sym, type, add = 0, s, v, info;
-			struct rinfo ki;
+		for (i = 0; i < n; i++, rp += esz) {
+			uint64_t off, sym, type, add = 0, info;
 
 			/* Entries read straight from the file (gelf_getrela per entry is slow). */
 			if (e->cls == 64) {
@@ -303,41 +391,8 @@ int belf_relocate(struct belf *e, size_t target, uint8_t *buf, size_t len, struc
 				sym = info >> 8;
 				type = info & 0xff;
 			}
-			if (e->machine == EM_MIPS)
-				type &= 0xff;
-			ki = rel_type(e->machine, (uint32_t)type);
-			if (ki.kind == RK_NONE)
-				continue;
-			if (ki.kind == RK_UNSUPP)
-				return diag_err(d, ENOTSUP,
-						"%s: section '%s': relocation %zu (offset 0x%llx) has type %llu, unsupported for machine %u",
-						e->path, rs->name, i, (unsigned long long)off,
-						(unsigned long long)type, e->machine);
-			if (off > len || ki.width > len - off)
-				return diag_err(d, EINVAL,
-						"%s: section '%s': relocation %zu offset 0x%llx outside the %zu-byte target",
-						e->path, rs->name, i, (unsigned long long)off, len);
-			if (sym >= e->nsyms)
-				return diag_err(d, EINVAL,
-						"%s: section '%s': relocation %zu refers to symbol %llu of %zu",
-						e->path, rs->name, i, (unsigned long long)sym, e->nsyms);
-			s = e->syms[sym].value;
-			if (e->syms[sym].shndx < e->nsec)	/* ET_REL: distinct section addresses */
-				s += belf_section_addr(e, e->syms[sym].shndx);
-			if (!rela)
-				add = get_n(e, buf + off, ki.width);
-			v = get_n(e, buf + off, ki.width);
-			switch (ki.kind) {
-			case RK_ABS: v = s + add; break;
-			case RK_PCREL: v = s + add - off; break;
-			case RK_ADD: v = v + s + add; break;
-			case RK_SUB: v = v - s - add; break;
-			case RK_SET: v = s + add; break;
-			case RK_SUB6: v = (v & 0xc0) | ((v - s - add) & 0x3f); break;
-			case RK_SET6: v = (v & 0xc0) | ((s + add) & 0x3f); break;
-			default: break;
-			}
-			put_n(e, buf + off, ki.width, v);
+			if ((err = rel_one(e, rs, i, rela, off, sym, type, add, buf, len, d)))
+				return err;
 		}
 	}
 	return 0;

@@ -101,8 +101,13 @@ int btf_own(struct btf *btf)
 	memcpy(t, btf->types, btf->types_len * 4);
 	btf->types = t;
 	btf->types_cap = MAX(btf->types_len, (size_t)1);
-	btf->types_borrowed = false;
+	btf->types_borrowed = btf->types_inplace = false;
 	return 0;
+}
+
+int btf_writable(struct btf *btf)
+{
+	return btf->types_borrowed && !btf->types_inplace ? btf_own(btf) : 0;
 }
 
 int btf_strs_init_raw(struct strset *s, const char *data, size_t len)
@@ -164,7 +169,7 @@ struct btf_type *btf_type_mut(struct btf *btf, uint32_t id)
 {
 	if (id < btf->start_id || id - btf->start_id >= btf->nr_types)
 		return NULL;
-	if (btf->types_borrowed && btf_own(btf))
+	if (btf_writable(btf))
 		return NULL;
 	return (struct btf_type *)(btf->types + btf->index[id - btf->start_id]);
 }
@@ -931,7 +936,7 @@ int btf_strings_relayout(struct btf *btf, struct diag *d)
 	struct strset ns;
 	uint32_t id, end = btf_type_count(btf);
 
-	if (btf_own(btf) || strset_init(&ns, btf->start_id == 1 && !btf->base))
+	if (btf_writable(btf) || strset_init(&ns, btf->start_id == 1 && !btf->base))
 		return diag_err(d, ENOMEM, "out of memory re-laying out strings");
 	for (id = btf->start_id; id < end; id++) {
 		struct btf_type *t = btf_type_mut(btf, id);

@@ -171,6 +171,7 @@ struct btf {
 	int last_type_kind;		/* kind of the last added type, for btf_add_member etc. */
 	struct diag err;		/* first builder error */
 	bool types_borrowed;		/* types point into the parsed blob (BTF_PARSE_BORROW) */
+	bool types_inplace;		/* ... and may be written there (BTF_PARSE_WRITABLE) */
 	bool defer_base_strs;		/* btf_add_str skips the base (btf_defer_base_strs) */
 	void (*release)(void *);	/* btf_free() calls release(release_ctx) last */
 	void *release_ctx;
@@ -185,6 +186,13 @@ void btf_free(struct btf *btf);
  * call it; code that writes btf->types directly must too.  0 or -ENOMEM.
  */
 int btf_own(struct btf *btf);
+/*
+ * Make the types writable where they are: btf_own() unless they are owned
+ * or borrowed from a writable blob (BTF_PARSE_WRITABLE).  For changes that
+ * keep every record's place and size (btf_type_mut() calls it); growth
+ * needs btf_own().  0 or -ENOMEM.
+ */
+int btf_writable(struct btf *btf);
 /* Have btf_free() call release(ctx), e.g. to unmap the blob a BTF borrows. */
 static inline void btf_set_release(struct btf *btf, void (*release)(void *), void *ctx)
 {
@@ -353,6 +361,12 @@ uint32_t *btf_field_iter_next(struct btf_field_iter *it);
  * or misaligned type section is copied as usual.
  */
 #define BTF_PARSE_BORROW	(1u << 2)
+/*
+ * With BTF_PARSE_BORROW: the blob may also be written, until btf_free()
+ * (a private writable mapping, say), so in-place changes need no copy of
+ * the types: one copy of the input in memory instead of two.
+ */
+#define BTF_PARSE_WRITABLE	(1u << 3)
 int btf_parse(const void *data, size_t len, const struct btf *base, struct btf **out,
 	      struct diag *d);
 int btf_parse_flags(const void *data, size_t len, const struct btf *base, unsigned flags,

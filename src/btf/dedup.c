@@ -2182,7 +2182,9 @@ static int compact(struct dedup *d)
 	}
 	if ((err = pool_for(d->nthreads, c.nchunks, compact_copy, &c)))
 		goto out;
-	mem_free(btf->types);
+	if (!btf->types_borrowed)
+		mem_free(btf->types);
+	btf->types_borrowed = btf->types_inplace = false;
 	mem_free(btf->index);
 	btf->types = c.types;
 	btf->types_len = btf->types_cap = nw;
@@ -2279,7 +2281,7 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 
 	if (!opts)
 		opts = &defaults;
-	if (btf_own(btf))
+	if (btf_writable(btf))
 		return diag_err(diag, ENOMEM, "dedup: out of memory");
 	d.btf = btf;
 	d.opts = opts;

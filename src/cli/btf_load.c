@@ -30,6 +30,7 @@ struct cli_blob {
 	size_t map_len;
 	struct belf *elf;
 	void *heap;
+	bool writable;		/* the bytes may be changed (private mapping or heap) */
 };
 
 void cli_blob_release(void *ctx)
@@ -81,8 +82,9 @@ static bool has_btf_magic(const void *p, size_t len)
 	return len >= 2 && (load16(p) == BTF_MAGIC || load16(p) == bswap16(BTF_MAGIC));
 }
 
-int cli_blob_open(const char *path, struct cli_blob **out, const void **data, size_t *len,
-		  struct diag *d)
+/* writable: map a regular file privately writable (pages are copied as written). */
+static int blob_open(const char *path, bool writable, struct cli_blob **out, const void **data,
+		     size_t *len, struct diag *d)
 {
 	struct cli_blob *b = mem_zalloc(sizeof(*b));
 	unsigned char m[4];
@@ -116,11 +118,13 @@ int cli_blob_open(const char *path, struct cli_blob **out, const void **data, si
 		return 0;
 	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		b->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		b->map = mmap(NULL, (size_t)st.st_size, PROT_READ | (writable ? PROT_WRITE : 0),
+			      MAP_PRIVATE | MAP_POPULATE, fd, 0);
 		if (b->map == MAP_FAILED)
 			b->map = NULL;
 		else
 			b->map_len = (size_t)st.st_size;
+		b->writable = writable && b->map;
 	}
 	if (b->map) {
 		*data = b->map;
@@ -134,6 +138,7 @@ int cli_blob_open(const char *path, struct cli_blob **out, const void **data, si
 			goto fail;
 		}
 		b->heap = p;
+		b->writable = true;
 		*data = p;
 	}
 	close(fd);
@@ -146,6 +151,12 @@ int cli_blob_open(const char *path, struct cli_blob **out, const void **data, si
 fail:
 	cli_blob_release(b);
 	return err;
+}
+
+int cli_blob_open(const char *path, struct cli_blob **out, const void **data, size_t *len,
+		  struct diag *d)
+{
+	return blob_open(path, false, out, data, len, d);
 }
 
 int cli_btf_blob(const char *path, void **data, size_t *len, struct diag *d)
@@ -187,8 +198,10 @@ int cli_btf_parse_file(const char *path, const struct btf *base, unsigned flags,
 	int err;
 
 	*out = NULL;
-	if ((err = cli_blob_open(path, &b, &p, &len, d)))
+	if ((err = blob_open(path, flags & BTF_PARSE_WRITABLE, &b, &p, &len, d)))
 		return err;
+	if (!b->writable)	/* an ELF's section, say */
+		flags &= ~BTF_PARSE_WRITABLE;
 	if ((err = btf_parse_flags(p, len, base, flags | BTF_PARSE_BORROW, out, d))) {
 		prefix_path(d, path);
 		cli_blob_release(b);

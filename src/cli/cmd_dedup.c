@@ -103,10 +103,15 @@ static void paths_free(struct paths *p)
 	mem_free(p->v);
 }
 
-static int load(const char *path, const struct btf *base, struct btf **out, struct diag *d)
+static int load(const char *path, const struct btf *base, bool writable, struct btf **out,
+		struct diag *d)
 {
-	/* mapped, not copied; dedup copies the types it rewrites, never the strings */
-	return cli_btf_parse_file(path, base, BTF_PARSE_NO_STR_INDEX, out, d);
+	/*
+	 * Mapped, not copied.  The input dedup rewrites is mapped writable
+	 * (private): its types change where they lie, one copy in memory.
+	 */
+	return cli_btf_parse_file(path, base, BTF_PARSE_NO_STR_INDEX | (writable ? BTF_PARSE_WRITABLE : 0),
+				  out, d);
 }
 
 /*
@@ -228,7 +233,7 @@ static int batch_one(void *ctx, unsigned worker, size_t i)
 	int err;
 
 	name = name ? name + 1 : b->in->v[i];
-	if ((err = load(b->in->v[i], b->base, &btf, d)))
+	if ((err = load(b->in->v[i], b->base, true, &btf, d)))
 		goto done;
 	b->nin[i] = btf_type_count(btf) - btf_start_id(btf);
 	t = thread_cpu();
@@ -529,7 +534,7 @@ int cmd_dedup(int argc, char **argv)
 		goto out;
 	}
 	t0 = now();
-	if (base_path && (err = load(base_path, NULL, &base, &d))) {
+	if (base_path && (err = load(base_path, NULL, false, &base, &d))) {
 		cli_report(&d, err);
 		goto out;
 	}
@@ -538,12 +543,12 @@ int cmd_dedup(int argc, char **argv)
 		goto out;
 	}
 	if (flatten) {
-		if ((err = load(base_path, NULL, &btf, &d))) {
+		if ((err = load(base_path, NULL, false, &btf, &d))) {
 			cli_report(&d, err);
 			goto out;
 		}
 	} else if (in.n == 1) {
-		if ((err = load(in.v[0], base, &btf, &d))) {
+		if ((err = load(in.v[0], base, true, &btf, &d))) {
 			cli_report(&d, err);
 			goto out;
 		}
@@ -552,7 +557,7 @@ int cmd_dedup(int argc, char **argv)
 		goto out;
 	}
 	for (k = 0; (flatten || in.n > 1) && k < in.n; k++) {
-		if ((err = load(in.v[k], base, &src, &d))) {
+		if ((err = load(in.v[k], base, false, &src, &d))) {
 			cli_report(&d, err);
 			goto out;
 		}

@@ -85,9 +85,11 @@
 /* ---- the candidate table ------------------------------------------------ */
 
 struct dtab {
-	/* groups: open addressing on the key */
-	uint64_t *keys;
-	uint32_t *head, *tail;		/* entry indices; head == NIL: empty slot */
+	/* groups: open addressing on the key, one cache line per probe */
+	struct dslot {
+		uint64_t key;
+		uint32_t head, tail;	/* entry indices; head == NIL: empty slot */
+	} *slots;
 	size_t nslots, ngroups;
 	/* entries */
 	uint32_t *e_id, *e_next, *e_prev;
@@ -113,35 +115,25 @@ static size_t dtab_slot(const struct dtab *t, uint64_t key)
 
 static int dtab_rehash(struct dtab *t, size_t nslots)
 {
-	uint64_t *keys = mem_alloc(nslots * sizeof(*keys));
-	uint32_t *head = mem_alloc(nslots * sizeof(*head));
-	uint32_t *tail = mem_alloc(nslots * sizeof(*tail));
+	struct dslot *slots = mem_alloc(nslots * sizeof(*slots));
 	size_t i;
 
-	if (!keys || !head || !tail) {
-		mem_free(keys);
-		mem_free(head);
-		mem_free(tail);
+	if (!slots)
 		return -ENOMEM;
-	}
-	memset(head, 0xff, nslots * sizeof(*head));
+	for (i = 0; i < nslots; i++)
+		slots[i].head = NIL;
 	for (i = 0; i < t->nslots; i++) {
 		size_t j;
 
-		if (t->head[i] == NIL)
+		if (t->slots[i].head == NIL)
 			continue;
-		for (j = hash_mix(t->keys[i]) & (nslots - 1); head[j] != NIL; j = (j + 1) & (nslots - 1))
+		for (j = hash_mix(t->slots[i].key) & (nslots - 1); slots[j].head != NIL;
+		     j = (j + 1) & (nslots - 1))
 			;
-		keys[j] = t->keys[i];
-		head[j] = t->head[i];
-		tail[j] = t->tail[i];
+		slots[j] = t->slots[i];
 	}
-	mem_free(t->keys);
-	mem_free(t->head);
-	mem_free(t->tail);
-	t->keys = keys;
-	t->head = head;
-	t->tail = tail;
+	mem_free(t->slots);
+	t->slots = slots;
 	t->nslots = nslots;
 	return 0;
 }
@@ -165,9 +157,7 @@ static int dtab_init(struct dtab *t, size_t expect, const struct dtab *base)
 
 static void dtab_free(struct dtab *t)
 {
-	mem_free(t->keys);
-	mem_free(t->head);
-	mem_free(t->tail);
+	mem_free(t->slots);
 	mem_free(t->e_id);
 	mem_free(t->e_next);
 	mem_free(t->e_prev);
@@ -179,8 +169,8 @@ static inline size_t dtab_find(const struct dtab *t, uint64_t key)
 {
 	size_t j;
 
-	for (j = dtab_slot(t, key); t->head[j] != NIL; j = (j + 1) & (t->nslots - 1))
-		if (t->keys[j] == key)
+	for (j = dtab_slot(t, key); t->slots[j].head != NIL; j = (j + 1) & (t->nslots - 1))
+		if (t->slots[j].key == key)
 			return j;
 	return (size_t)-1;
 }
@@ -218,21 +208,23 @@ static void dtab_count(struct dtab *t)
 
 static int dtab_add(struct dtab *t, uint64_t key, uint32_t id)
 {
+	struct dslot *sl;
 	uint32_t e;
 	size_t j;
 
 	dtab_count(t);
 	if (dtab_entry(t, id, &e))
 		return -ENOMEM;
-	for (j = dtab_slot(t, key); t->head[j] != NIL; j = (j + 1) & (t->nslots - 1))
-		if (t->keys[j] == key)
+	for (j = dtab_slot(t, key); t->slots[j].head != NIL; j = (j + 1) & (t->nslots - 1))
+		if (t->slots[j].key == key)
 			break;
-	if (t->head[j] == NIL) {
+	sl = &t->slots[j];
+	if (sl->head == NIL) {
 		uint32_t m;
 
 		if (!t->base || dtab_find(t->base, key) == (size_t)-1) {
-			t->keys[j] = key;
-			t->head[j] = t->tail[j] = e;
+			sl->key = key;
+			sl->head = sl->tail = e;
 			t->e_next[e] = t->e_prev[e] = NIL;
 			if (++t->ngroups * 2 > t->nslots)
 				return dtab_rehash(t, t->nslots * 2);
@@ -241,21 +233,21 @@ static int dtab_add(struct dtab *t, uint64_t key, uint32_t id)
 		/* the base has this key: start the group with its marker */
 		if (dtab_entry(t, BASE_MARK, &m))
 			return -ENOMEM;
-		t->keys[j] = key;
-		t->head[j] = t->tail[j] = m;
+		sl->key = key;
+		sl->head = sl->tail = m;
 		t->e_next[m] = t->e_prev[m] = NIL;
 		++t->ngroups;
 	}
 	if (!t->parity) {		/* physical front */
-		t->e_next[e] = t->head[j];
+		t->e_next[e] = sl->head;
 		t->e_prev[e] = NIL;
-		t->e_prev[t->head[j]] = e;
-		t->head[j] = e;
+		t->e_prev[sl->head] = e;
+		sl->head = e;
 	} else {			/* physical back */
-		t->e_prev[e] = t->tail[j];
+		t->e_prev[e] = sl->tail;
 		t->e_next[e] = NIL;
-		t->e_next[t->tail[j]] = e;
-		t->tail[j] = e;
+		t->e_next[sl->tail] = e;
+		sl->tail = e;
 	}
 	if (t->ngroups * 2 > t->nslots)
 		return dtab_rehash(t, t->nslots * 2);
@@ -279,7 +271,7 @@ static inline void dcand_base(struct dcand *c)
 	const struct dtab *b = c->t->base;
 	size_t j = b ? dtab_find(b, c->key) : (size_t)-1;
 
-	c->be = j == (size_t)-1 ? NIL : c->back ? b->tail[j] : b->head[j];
+	c->be = j == (size_t)-1 ? NIL : c->back ? b->slots[j].tail : b->slots[j].head;
 	c->in_base = true;
 }
 
@@ -295,7 +287,7 @@ static inline void dcand_init(struct dcand *c, const struct dtab *t, uint64_t ke
 		c->e = NIL;
 		dcand_base(c);
 	} else {
-		c->e = c->back ? t->tail[j] : t->head[j];
+		c->e = c->back ? t->slots[j].tail : t->slots[j].head;
 	}
 }
 

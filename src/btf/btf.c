@@ -220,12 +220,26 @@ int64_t btf_add_str_hashed(struct btf *btf, const char *str, size_t len, uint32_
 	return btf->start_str_off + off;
 }
 
-/* A cheap key of a string for a presence filter: its length and first 8 bytes. */
-static inline uint32_t str_sig(const char *p, size_t len)
+/*
+ * A cheap key of a string for a presence filter: its length and first 8
+ * bytes.  avail: bytes readable at p (a whole word is loaded when it can
+ * be, then masked to the string).
+ */
+static inline uint32_t str_sig(const char *p, size_t len, size_t avail)
 {
 	uint64_t w = 0;
 
-	memcpy(&w, p, len < 8 ? len : 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (avail >= 8) {	/* the string's bytes are the low ones */
+		w = load64(p);
+		if (len < 8)
+			w &= (1ull << (8 * len)) - 1;
+	} else
+#endif
+	{
+		(void)avail;
+		memcpy(&w, p, len < 8 ? len : 8);
+	}
 	return (uint32_t)(((w ^ len) * 0x9e3779b97f4a7c15ull) >> 48);
 }
 
@@ -262,7 +276,7 @@ static void match_scanned(const struct btf *btf, const struct btf *b, uint32_t *
 	for (p = b->strs.data, e = p + b->strs.len; p < e && *left &&
 	     (z = memchr(p, 0, (size_t)(e - p))); p = z + 1) {
 		size_t len = (size_t)(z - p);
-		uint32_t k = str_sig(p, len);
+		uint32_t k = str_sig(p, len, (size_t)(e - p));
 		int64_t o;
 
 		if (!(filter[k / 64] >> (k % 64) & 1))
@@ -304,7 +318,7 @@ int btf_resolve_base_strs(struct btf *btf, struct diag *d)
 			}
 			for (p = btf->strs.data, e = p + own_len; p < e && (z = memchr(p, 0, (size_t)(e - p)));
 			     p = z + 1) {
-				uint32_t k = str_sig(p, (size_t)(z - p));
+				uint32_t k = str_sig(p, (size_t)(z - p), (size_t)(e - p));
 
 				filter[k / 64] |= 1ull << (k % 64);
 			}

@@ -206,6 +206,25 @@ static void dtab_count(struct dtab *t)
 	t->lb_sz++;
 }
 
+/* n dtab_count()s: up to the next growth in one step. */
+static void dtab_count_n(struct dtab *t, size_t n)
+{
+	while (n) {
+		size_t free;
+
+		if (t->lb_cap == 0 || (t->lb_sz + 1) * 4 / 3 > t->lb_cap) {
+			dtab_count(t);
+			n--;
+			continue;
+		}
+		/* (sz + 1) * 4 / 3 <= cap holds for sz + 1 <= (3 * cap + 2) / 4 */
+		free = (3 * t->lb_cap + 2) / 4 - t->lb_sz;
+		free = MIN(free, n);
+		t->lb_sz += free;
+		n -= free;
+	}
+}
+
 static int dtab_add(struct dtab *t, uint64_t key, uint32_t id)
 {
 	struct dslot *sl;
@@ -927,8 +946,8 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 	struct u32vec pending = { 0 }, named = { 0 };
 	uint64_t nfilt[NAME_FILTER_BITS / 64] = { 0 };	/* most base names are not own names */
 	struct dedup tmp = { .head = head };
-	uint32_t id, end = btf_type_count(own), nin = 0, *inset = NULL;
-	size_t i, n, pass, j;
+	uint32_t id, end = btf_type_count(own), nin = 0, *inset = NULL, *vd = NULL;
+	size_t i, n, pass, j, nwords = 0;
 	int err = -ENOMEM;
 	bool changed;
 
@@ -938,8 +957,10 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 	pb->head = head;
 	pb->nr = btf_type_count(base);
 	pb->tp = mem_array(pb->nr, sizeof(*pb->tp));
-	inset = mem_array((pb->nr + 31) / 32, sizeof(*inset));	/* S */
-	if (!pb->tp || !inset || VEC_RESERVE(pending.v, pending.cap, 2 * (size_t)pb->nr))
+	nwords = (pb->nr + 31) / 32;
+	inset = mem_array(nwords, sizeof(*inset));	/* S */
+	vd = mem_array(nwords, sizeof(*vd));		/* VAR and DATASEC ids */
+	if (!pb->tp || !inset || !vd || VEC_RESERVE(pending.v, pending.cap, 2 * (size_t)pb->nr))
 		goto fail;
 #define IN_S(x) (inset[(x) / 32] >> ((x) % 32) & 1)
 #define ADD_S(x) (inset[(x) / 32] |= 1u << ((x) % 32))
@@ -972,13 +993,18 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 	}
 	pb->tp[0] = (struct btf_type *)&void_rec;
 	for (id = 1; id < pb->nr; id++) {
-		const struct btf_type *t = btf_type_by_id(base, id);
+		/* the base's own records directly (a base of a base through the lookup) */
+		const struct btf_type *t = id >= base->start_id
+			? (const struct btf_type *)(base->types + base->index[id - base->start_id])
+			: btf_type_by_id(base, id);
 		unsigned k = btf_kind(t);
 		uint64_t h;
 
 		pb->tp[id] = (struct btf_type *)t;
-		if (k == BTF_KIND_VAR || k == BTF_KIND_DATASEC)
+		if (k == BTF_KIND_VAR || k == BTF_KIND_DATASEC) {
+			vd[id / 32] |= 1u << (id % 32);
 			continue;
+		}
 		if (t->name_off) {
 			uint32_t f = hash_mix(t->name_off) % NAME_FILTER_BITS;
 
@@ -1032,34 +1058,52 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 		}
 		pending.n = j;
 	}
-	for (id = 1; id < pb->nr; id++)
-		nin += IN_S(id);
+	/* ids 1 .. nr - 1 only; VAR and DATASEC are never in the table */
+	inset[0] &= ~1u;
+	if (pb->nr % 32)
+		inset[nwords - 1] &= (1u << (pb->nr % 32)) - 1;
+	for (i = 0; i < nwords; i++)
+		nin += (uint32_t)__builtin_popcount(inset[i] & ~vd[i]);
 	if (dtab_init(&pb->tab, nin, NULL))
 		goto fail;
-	for (id = 1; id < pb->nr; id++) {
-		const struct btf_type *t = pb->tp[id];
-		unsigned k = btf_kind(t);
-		uint64_t h;
+	/* In id order: the included ones added, a count for each run of others. */
+	for (i = 0, n = 0; i < nwords; i++) {
+		uint32_t in = inset[i] & ~vd[i], out = ~inset[i] & ~vd[i], done = 0;
 
-		if (k == BTF_KIND_VAR || k == BTF_KIND_DATASEC)
-			continue;
-		if (!IN_S(id)) {
-			dtab_count(&pb->tab);
-			continue;
+		if (i == 0)
+			out &= ~1u;
+		if (i == nwords - 1 && pb->nr % 32)
+			out &= (1u << (pb->nr % 32)) - 1;
+		for (; in; in &= in - 1) {
+			unsigned b = (unsigned)__builtin_ctz(in);
+			uint32_t below = (1u << b) - 1;
+			const struct btf_type *t;
+			uint64_t h;
+
+			n += (size_t)__builtin_popcount(out & below & ~done);
+			done = below | 1u << b;
+			dtab_count_n(&pb->tab, n);
+			n = 0;
+			id = (uint32_t)(i * 32 + b);
+			t = pb->tp[id];
+			if (kind_hash(&tmp, t, &h)) {
+				err = diag_err(d, EINVAL, "dedup: base type %u has unknown kind %u", id,
+					       btf_kind(t));
+				goto fail;
+			}
+			if ((err = dtab_add(&pb->tab, h, id)))
+				goto fail;
 		}
-		if (kind_hash(&tmp, t, &h)) {
-			err = diag_err(d, EINVAL, "dedup: base type %u has unknown kind %u", id, k);
-			goto fail;
-		}
-		if ((err = dtab_add(&pb->tab, h, id)))
-			goto fail;
+		n += (size_t)__builtin_popcount(out & ~done);
 	}
+	dtab_count_n(&pb->tab, n);
 #undef IN_S
 #undef ADD_S
 	/* phase 4 asks for the names of own FWDs only; a name's structs are all kept or all not */
 	if ((err = pb_names_of(pb, named.v, named.n)))
 		goto fail;
 	mem_free(inset);
+	mem_free(vd);
 	mem_free(named.v);
 	mem_free(names.v);
 	mem_free(anon.v);
@@ -1072,6 +1116,7 @@ fail:
 		diag_err(d, ENOMEM, "dedup: preparing the base: %s", strerror(ENOMEM));
 	*errp = err;
 	mem_free(inset);
+	mem_free(vd);
 	mem_free(named.v);
 	mem_free(names.v);
 	mem_free(anon.v);

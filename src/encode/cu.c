@@ -118,16 +118,6 @@ struct str_cache {
 	size_t cap, n;
 };
 
-/*
- * A lone worker's direct-mapped cache of .debug_str positions: a hit
- * spares strlen, hashing and the set's probe; a miss overwrites.
- */
-#define SPOS_BITS 14
-struct spos_slot {
-	uint32_t pos1;		/* position + 1; 0 = empty */
-	uint32_t off;
-};
-
 static void scache_free(struct str_cache *c)
 {
 	mem_free(c->slots);
@@ -155,7 +145,6 @@ struct enc_worker {
 	int *open_kind;		/* 0 type, 1 function, -1 none */
 	size_t open_cap;
 	struct str_cache scache_text;
-	struct spos_slot *spos;		/* lone worker: .debug_str position -> offset */
 	size_t resolved_types, resolved_kids;	/* resolve_all progress in this unit */
 	/* Current unit. */
 	struct enc_ctx *ctx;
@@ -189,7 +178,6 @@ void enc_worker_free(struct enc_worker *w)
 	mem_free(w->open);
 	mem_free(w->open_kind);
 	scache_free(&w->scache_text);
-	mem_free(w->spos);
 	mem_free(w);
 }
 
@@ -1238,29 +1226,13 @@ static int64_t str_off(struct enc_worker *w, const char *s)
 		if (v)
 			return v - 1;
 	}
-	if (!w->ctx->str_lock) {	/* the only worker: the set is the cache */
-		struct spos_slot *sp = NULL;
-
-		if ((const uint8_t *)s >= ds->p && pos < ds->len && pos < UINT32_MAX) {
-			if (!w->spos && !(w->spos = mem_array((size_t)1 << SPOS_BITS, sizeof(*w->spos))))
-				return -ENOMEM;
-			sp = &w->spos[(uint32_t)(pos * 0x9e3779b1u) >> (32 - SPOS_BITS)];
-			if (sp->pos1 == pos + 1)
-				return sp->off;
-		}
-		len = strlen(s);
-		r = btf_add_str_hashed(w->ctx->out, s, len, strset_hash(s, len));
-		if (r < 0)
-			return -ENOMEM;
-		if (sp) {
-			sp->pos1 = (uint32_t)pos + 1;
-			sp->off = (uint32_t)r;
-		}
-		return r;
-	}
 	len = strlen(s);
 	ht = strset_hash(s, len);
-	if (!w->scache_text.cap && scache_grow(&w->scache_text)) {
+	if (!w->ctx->str_lock) {	/* the only worker: the set is the cache */
+		r = btf_add_str_hashed(w->ctx->out, s, len, ht);
+		if (r < 0)
+			return -ENOMEM;
+	} else if (!w->scache_text.cap && scache_grow(&w->scache_text)) {
 		return -ENOMEM;
 	} else if (scache_find(&w->scache_text, ht, s, len, false, &slot, &off)) {
 		r = off;

@@ -843,7 +843,7 @@ static struct btf_dedup_base *pb_new(const struct btf *base, const struct btf_de
 	pb->base = base;
 	pb->head = o->compat == BTF_DEDUP_LIBBPF_HEAD;
 	pb->nr = base ? btf_type_count(base) : 1;
-	pb->tp = mem_array(pb->nr, sizeof(*pb->tp));
+	pb->tp = mem_alloc((size_t)pb->nr * sizeof(*pb->tp));	/* every entry is set */
 	pb->hash = mem_array(pb->nr, sizeof(*pb->hash));
 	if (!pb->tp || !pb->hash || dtab_init(&pb->tab, pb->nr, NULL))
 		goto fail;
@@ -956,7 +956,7 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 	pb->base = base;
 	pb->head = head;
 	pb->nr = btf_type_count(base);
-	pb->tp = mem_array(pb->nr, sizeof(*pb->tp));
+	pb->tp = mem_alloc((size_t)pb->nr * sizeof(*pb->tp));	/* every entry is set */
 	nwords = (pb->nr + 31) / 32;
 	inset = mem_array(nwords, sizeof(*inset));	/* S */
 	vd = mem_array(nwords, sizeof(*vd));		/* VAR and DATASEC ids */

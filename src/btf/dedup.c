@@ -93,6 +93,7 @@ struct dtab {
 	size_t nslots, ngroups;
 	/* entries */
 	uint32_t *e_id, *e_next, *e_prev;
+	uint32_t *e_aux;		/* per entry: a struct's member signature, or 0 */
 	size_t n, cap;
 	/* emulation of libbpf's hashmap growth */
 	size_t lb_sz, lb_cap;
@@ -159,6 +160,7 @@ static void dtab_free(struct dtab *t)
 {
 	mem_free(t->slots);
 	mem_free(t->e_id);
+	mem_free(t->e_aux);
 	mem_free(t->e_next);
 	mem_free(t->e_prev);
 	memset(t, 0, sizeof(*t));
@@ -178,16 +180,18 @@ static inline size_t dtab_find(const struct dtab *t, uint64_t key)
 static int dtab_entry(struct dtab *t, uint32_t id, uint32_t *e)
 {
 	if (t->n == t->cap) {
-		size_t c1 = t->cap, c2 = t->cap, c3 = t->cap;
+		size_t c1 = t->cap, c2 = t->cap, c3 = t->cap, c4 = t->cap;
 
 		if (mem_grow((void **)&t->e_id, &c1, 4, t->n + 1) ||
 		    mem_grow((void **)&t->e_next, &c2, 4, t->n + 1) ||
-		    mem_grow((void **)&t->e_prev, &c3, 4, t->n + 1))
+		    mem_grow((void **)&t->e_prev, &c3, 4, t->n + 1) ||
+		    mem_grow((void **)&t->e_aux, &c4, 4, t->n + 1))
 			return -ENOMEM;
-		t->cap = MIN(c1, MIN(c2, c3));
+		t->cap = MIN(MIN(c1, c2), MIN(c3, c4));
 	}
 	*e = (uint32_t)t->n++;
 	t->e_id[*e] = id;
+	t->e_aux[*e] = 0;
 	return 0;
 }
 
@@ -225,7 +229,8 @@ static void dtab_count_n(struct dtab *t, size_t n)
 	}
 }
 
-static int dtab_add(struct dtab *t, uint64_t key, uint32_t id)
+/* Add id under key, with aux for dcand.aux (0: none). */
+static int dtab_add_aux(struct dtab *t, uint64_t key, uint32_t id, uint32_t aux)
 {
 	struct dslot *sl;
 	uint32_t e;
@@ -234,6 +239,7 @@ static int dtab_add(struct dtab *t, uint64_t key, uint32_t id)
 	dtab_count(t);
 	if (dtab_entry(t, id, &e))
 		return -ENOMEM;
+	t->e_aux[e] = aux;
 	for (j = dtab_slot(t, key); t->slots[j].head != NIL; j = (j + 1) & (t->nslots - 1))
 		if (t->slots[j].key == key)
 			break;
@@ -273,6 +279,11 @@ static int dtab_add(struct dtab *t, uint64_t key, uint32_t id)
 	return 0;
 }
 
+static int dtab_add(struct dtab *t, uint64_t key, uint32_t id)
+{
+	return dtab_add_aux(t, key, id, 0);
+}
+
 /*
  * Iteration over the candidates of one key, in libbpf's order: the logical
  * list is our group with the base's group spliced in at its marker (or the
@@ -283,6 +294,7 @@ struct dcand {
 	uint32_t e, be;		/* next entry of ours / of the base's group */
 	bool back, in_base;
 	uint64_t key;
+	uint32_t aux;		/* e_aux of the entry dcand_next() returned last */
 };
 
 static inline void dcand_base(struct dcand *c)
@@ -322,6 +334,7 @@ static inline uint32_t dcand_next(struct dcand *c)
 			if (c->be != NIL) {
 				e = c->be;
 				c->be = c->back ? b->e_prev[e] : b->e_next[e];
+				c->aux = b->e_aux[e];
 				return b->e_id[e];
 			}
 			c->in_base = false;
@@ -331,8 +344,10 @@ static inline uint32_t dcand_next(struct dcand *c)
 			return NIL;
 		c->e = c->back ? c->t->e_prev[e] : c->t->e_next[e];
 		id = c->t->e_id[e];
-		if (id != BASE_MARK)
+		if (id != BASE_MARK) {
+			c->aux = c->t->e_aux[e];
 			return id;
+		}
 		dcand_base(c);
 	}
 }
@@ -1479,7 +1494,9 @@ static int dedup_prim(struct dedup *d, uint32_t id)
 				new_id = cid;
 				break;
 			}
-			if (compat_enum(t, c)) {
+			/* compat_enum(t, c), knowing they are not equal */
+			if ((is_enum_fwd(t) || is_enum_fwd(c)) && t->name_off == c->name_off &&
+			    is_any_enum(c)) {
 				if (is_enum_fwd(t)) {
 					new_id = cid;
 					break;
@@ -1888,10 +1905,42 @@ static bool members_plausible(const struct dedup *d, const struct btf_type *a,
 	return true;
 }
 
+/*
+ * A summary of what members_plausible() compares, for one struct: per
+ * member, the PTR/CONST/VOLATILE/RESTRICT kinds in front of its type
+ * and the name it ends at (at most 8 steps, as there).  Two structs it
+ * accepts have the same signature: their member chains agree step by
+ * step, or meet at one id and agree from there.  Never 0.
+ */
+static uint32_t member_sig(const struct dedup *d, const struct btf_type *t)
+{
+	const struct btf_member *m = btf_members(t);
+	unsigned i, n = btf_vlen(t), steps;
+	uint64_t h = 0;
+
+	for (i = 0; i < n; i++) {
+		uint32_t x = m[i].type;
+
+		for (steps = 0; steps < 8; steps++) {
+			const struct btf_type *tx = T(d, x);
+			unsigned k = btf_kind(tx);
+
+			if (!ptr_like(k)) {
+				h = hc(h, tx->name_off);
+				break;
+			}
+			h = hc(h, 0x80000000u | k);
+			x = tx->type;
+		}
+		h = hc(h, steps);
+	}
+	return fold64(h) | 1;
+}
+
 static int dedup_struct(struct dedup *d, uint32_t id)
 {
 	struct btf_type *t = T(d, id);
-	uint32_t new_id = id, cid;
+	uint32_t new_id = id, cid, sig = 0;
 	unsigned k = btf_kind(t), tries = 0;
 	struct dcand it;
 	uint64_t h;
@@ -1901,17 +1950,22 @@ static int dedup_struct(struct dedup *d, uint32_t id)
 	if (k != BTF_KIND_STRUCT && k != BTF_KIND_UNION && !(d->head && k == BTF_KIND_TYPEDEF))
 		return 0;
 	kind_hash(d, t, &h);
+	if (k != BTF_KIND_TYPEDEF && !d->strict)
+		sig = member_sig(d, t);
 	for (dcand_init(&it, &d->tab, h); (cid = dcand_next(&it)) != NIL;) {
-		const struct btf_type *c = T(d, cid);
+		const struct btf_type *c;
 		int eq;
 
 		/* stream reduction: bounded work (keeping a type is always safe) */
 		if (d->strict && (++tries > STREAM_MAX_TRIES || d->budget <= 0))
 			break;
+		if (sig && it.aux && it.aux != sig)
+			continue;	/* members_plausible() would say no */
+		c = T(d, cid);
 		if (k == BTF_KIND_TYPEDEF) {
 			if (c->name_off != t->name_off || c->info != t->info)
 				continue;
-		} else if (!shallow_equal_struct(t, c) || (!d->strict && !members_plausible(d, t, c))) {
+		} else if (!shallow_equal_struct(t, c) || (sig && !members_plausible(d, t, c))) {
 			continue;
 		}
 		hypot_clear(d);
@@ -1928,7 +1982,7 @@ static int dedup_struct(struct dedup *d, uint32_t id)
 		break;
 	}
 	OMAP(d, id) = new_id;
-	if (new_id == id && dtab_add(&d->tab, h, id))
+	if (new_id == id && dtab_add_aux(&d->tab, h, id, sig))
 		return -ENOMEM;
 	return 0;
 }

@@ -474,6 +474,9 @@ struct dedup {
 	uint32_t *map;			/* any id (doc 4.2); base part is this run's copy */
 	uint32_t *hypot;		/* any id (canonical side) */
 	struct u32set *fwd_enums;	/* strict: names of forward enums seen */
+	/* no base: canonical enums by content, names of canonical forward enums */
+	struct dtab enum_idx;
+	struct u32set fwd_enum_names;
 	uint32_t *rhypot;		/* strict: own candidate id - start_id -> canon */
 	struct u32vec hypot_list;
 	bool adjust_canon;
@@ -1450,6 +1453,24 @@ out:
 
 /* ---- phase 2: primitive types ------------------------------------------- */
 
+/* An enum's whole content, for the no-base lookup of dedup_prim(). */
+static uint64_t enum_key(const struct btf_type *t)
+{
+	const uint32_t *w = (const uint32_t *)(t + 1);
+	size_t i, n = btf_vlen(t) * (btf_kind(t) == BTF_KIND_ENUM ? 2u : 3u);
+	uint64_t h = hc(hc(hc(0, t->name_off), t->info), t->size);
+
+	for (i = 0; i < n; i++)
+		h = hc(h, w[i]);
+	return h;
+}
+
+static bool enum_fast(const struct dedup *d, const struct btf_type *t)
+{
+	return !d->strict && !d->btf->base && !is_enum_fwd(t) &&
+	       !u32set_has(&d->fwd_enum_names, t->name_off);
+}
+
 static int dedup_prim(struct dedup *d, uint32_t id)
 {
 	struct btf_type *t = T(d, id), *c;
@@ -1488,6 +1509,23 @@ static int dedup_prim(struct dedup *d, uint32_t id)
 			if (u32set_has(d->fwd_enums, t->name_off))
 				break;
 		}
+		/*
+		 * Without a base, and with no forward enum of t's name in the
+		 * table, the scan below can only find t's one equal enum
+		 * (canonical enums are pairwise unequal): look it up by content
+		 * rather than walk every enum of the name (all anonymous enums
+		 * share one bucket, thousands in the kernel).
+		 */
+		if (enum_fast(d, t)) {
+			if (!d->enum_idx.nslots)
+				break;
+			for (dcand_init(&it, &d->enum_idx, enum_key(t)); (cid = dcand_next(&it)) != NIL;)
+				if (equal_enum(t, T(d, cid))) {
+					new_id = cid;
+					break;
+				}
+			break;
+		}
 		for (dcand_init(&it, &d->tab, h); (cid = dcand_next(&it)) != NIL;) {
 			c = T(d, cid);
 			if (equal_enum(t, c)) {
@@ -1521,6 +1559,11 @@ static int dedup_prim(struct dedup *d, uint32_t id)
 	}
 	OMAP(d, id) = new_id;
 	if (new_id == id && dtab_add(&d->tab, h, id))
+		return -ENOMEM;
+	if (new_id == id && is_any_enum(t) && !d->strict && !d->btf->base &&
+	    ((d->enum_idx.nslots == 0 && dtab_init(&d->enum_idx, 0, NULL)) ||
+	     dtab_add(&d->enum_idx, enum_key(t), id) ||
+	     (is_enum_fwd(t) && u32set_add(&d->fwd_enum_names, t->name_off))))
 		return -ENOMEM;
 	return 0;
 }
@@ -2402,6 +2445,8 @@ static void dedup_free(struct dedup *d)
 	mem_free(d->stack.v);
 	mem_free(d->stack2.v);
 	dtab_free(&d->tab);
+	dtab_free(&d->enum_idx);
+	mem_free(d->fwd_enum_names.v);
 }
 
 int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *diag)

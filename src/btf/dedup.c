@@ -1301,6 +1301,28 @@ static int strs_first(void *ctx, unsigned worker, size_t item)
 	return 0;
 }
 
+/*
+ * strs_first() for every chunk, in order, on one thread: the first store
+ * to a string's slot is its first reference, no compare-and-swap needed.
+ * With two threads the shared slots cost more in cache-line traffic than
+ * the split gains (vmlinux x8: 0.021 s alone, 0.029-0.035 s on two).
+ */
+static int strs_first_serial(struct strs *c)
+{
+	struct dedup *d = c->d;
+	uint32_t start = d->btf->start_str_off, len = (uint32_t)d->btf->strs.len;
+	uint32_t id = d->start_id, end = d->nr_all, seq = 1;
+
+	FOR_EACH_OWN_STR(d, id, end, p, {
+		uint32_t *slot = &c->first[*p - start];
+
+		if (!*slot)
+			*slot = seq;
+		seq++;
+	})
+	return 0;
+}
+
 static int strs_rewrite(void *ctx, unsigned worker, size_t item)
 {
 	struct strs *c = ctx;
@@ -1373,7 +1395,8 @@ static int dedup_strings(struct dedup *d)
 		err = diag_err(d->d, E2BIG, "dedup: %llu string references", (unsigned long long)total);
 		goto out;
 	}
-	if ((err = pool_for(d->nthreads, c.nchunks, strs_first, &c)))
+	if ((err = d->nthreads <= 2 ? strs_first_serial(&c)
+				    : pool_for(d->nthreads, c.nchunks, strs_first, &c)))
 		goto out;
 	for (off = 0; off < len; off++)
 		nkeys += c.first[off] != 0;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "base/mem.h"
 
+#include <malloc.h>
+
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -93,4 +95,9 @@ int mem_grow(void **data, size_t *cap, size_t elem, size_t need)
 	*data = p;
 	*cap = ncap;
 	return 0;
+}
+
+void mem_trim(void)
+{
+	malloc_trim(0);
 }

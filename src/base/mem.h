@@ -31,6 +31,13 @@ void mem_fail_after(unsigned long n);
 unsigned long mem_alloc_count(void);
 
 /*
+ * Return free memory the allocator keeps (other threads' arenas included)
+ * to the system: pages freed by threads that are done count in RSS
+ * until then.
+ */
+void mem_trim(void);
+
+/*
  * Grow *data (an array of elem-sized items with capacity *cap) so that it
  * holds at least need items.  Grows by 1.5x.  Returns 0 or -ENOMEM; on
  * failure *data and *cap are unchanged.

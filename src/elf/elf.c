@@ -206,6 +206,11 @@ int belf_raw(struct belf *e, size_t idx, struct bslice *out, struct diag *d)
 	return 0;
 }
 
+void belf_drop(struct belf *e)
+{
+	belf_drop_range(e, e->map, e->size);
+}
+
 void belf_drop_range(struct belf *e, const void *p, size_t len)
 {
 	uintptr_t lo = (uintptr_t)p, hi = lo + len, base = (uintptr_t)e->map;

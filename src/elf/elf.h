@@ -83,5 +83,7 @@ int belf_write_sections(struct belf *e, const char *out_path, size_t n, const ch
 
 /* Release the page cache mapping of [off, off+len) once it is consumed. */
 void belf_drop_range(struct belf *e, const void *p, size_t len);
+/* The same for the whole file (it is read again, from the page cache, if needed). */
+void belf_drop(struct belf *e);
 
 #endif

@@ -807,11 +807,26 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		goto out;
 	}
 	/* Give the conversion's memory back before dedup allocates its own. */
+	mem_free(r.ctx.str_direct);
+	r.ctx.str_direct = NULL;
 	for (i = 0; i < r.nslots; i++)
 		cu_frag_free(&r.slots[i]);
 	for (w = 0; w < jobs; w++) {
 		enc_worker_free(r.w[w]);
 		r.w[w] = NULL;
+	}
+	if (jobs > 1)	/* the workers' arenas: the dedup runs on this thread's */
+		mem_trim();
+	/*
+	 * Nothing reads the DWARF from here on, and a kernel image's file
+	 * pages left resident count in RSS (tens of MB: abbreviations,
+	 * strings, location list tables, unit boundaries).  A module's are
+	 * few, and an in-place write would read them back.
+	 */
+	if (nunits >= STR_DIRECT_MIN_UNITS) {
+		belf_drop(in->elf);
+		if (in->alt_elf)
+			belf_drop(in->alt_elf);
 	}
 	t2 = now();
 	st->convert = t2 - t1;	/* conversion and the overlapping merge */

@@ -229,6 +229,9 @@ static void note(struct enc_worker *w, const char *fmt, ...)
 
 /* ---- the reference map ---- */
 
+/* Most entries a unit's length asks map_reset() for up front (it grows past them). */
+#define MAP_HINT_MAX (1u << 20)
+
 static int map_reset(struct refmap *m, size_t expect)
 {
 	size_t cap = 1024;
@@ -1725,7 +1728,7 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 	if (ctx->ref_direct)
 		err = map_reset(&w->map, 64) || map_direct(&w->map, u) ? -ENOMEM : 0;
 	else	/* few units: a table sized for the unit's type DIEs (about one per 40 bytes) */
-		err = map_reset(&w->map, (size_t)((u->end - u->off) / 40));
+		err = map_reset(&w->map, (size_t)MIN((u->end - u->off) / 40, MAP_HINT_MAX));
 	if (err)
 		goto fail;
 	if ((err = dw_cursor_init(&c, ctx->in->dw, u, w->d)))

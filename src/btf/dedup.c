@@ -1303,7 +1303,8 @@ static int strs_first(void *ctx, unsigned worker, size_t item)
 
 /*
  * strs_first() for every chunk, in order, on one thread: the first store
- * to a string's slot is its first reference, no compare-and-swap needed.
+ * to a string's slot is its first reference, no compare-and-swap needed,
+ * and no count pass to number the chunks' references first.
  * With two threads the shared slots cost more in cache-line traffic than
  * the split gains (vmlinux x8: 0.021 s alone, 0.029-0.035 s on two).
  */
@@ -1316,6 +1317,8 @@ static int strs_first_serial(struct strs *c)
 	FOR_EACH_OWN_STR(d, id, end, p, {
 		uint32_t *slot = &c->first[*p - start];
 
+		if (seq == 0xffffffffu)
+			return diag_err(d->d, E2BIG, "dedup: more than %u string references", seq - 1);
 		if (!*slot)
 			*slot = seq;
 		seq++;
@@ -1383,21 +1386,26 @@ static int dedup_strings(struct dedup *d)
 		err = -ENOMEM;
 		goto out;
 	}
-	if ((err = pool_for(d->nthreads, c.nchunks, strs_count, &c)))
-		goto out;
-	for (i = 0; i < c.nchunks; i++) {
-		uint64_t n = c.chunk_refs[i];
+	if (d->nthreads <= 2) {
+		if ((err = strs_first_serial(&c)))
+			goto out;
+	} else {
+		if ((err = pool_for(d->nthreads, c.nchunks, strs_count, &c)))
+			goto out;
+		for (i = 0; i < c.nchunks; i++) {
+			uint64_t n = c.chunk_refs[i];
 
-		c.chunk_refs[i] = total;
-		total += n;
+			c.chunk_refs[i] = total;
+			total += n;
+		}
+		if (total >= 0xffffffffull) {
+			err = diag_err(d->d, E2BIG, "dedup: %llu string references",
+				       (unsigned long long)total);
+			goto out;
+		}
+		if ((err = pool_for(d->nthreads, c.nchunks, strs_first, &c)))
+			goto out;
 	}
-	if (total >= 0xffffffffull) {
-		err = diag_err(d->d, E2BIG, "dedup: %llu string references", (unsigned long long)total);
-		goto out;
-	}
-	if ((err = d->nthreads <= 2 ? strs_first_serial(&c)
-				    : pool_for(d->nthreads, c.nchunks, strs_first, &c)))
-		goto out;
 	for (off = 0; off < len; off++)
 		nkeys += c.first[off] != 0;
 	keys = mem_alloc(MAX(nkeys, 1) * sizeof(*keys));

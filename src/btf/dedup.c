@@ -2065,18 +2065,27 @@ static int dedup_struct(struct dedup *d, uint32_t id)
 
 static int dedup_fwds(struct dedup *d)
 {
+	struct u32vec fwds = { 0 }, comps = { 0 };	/* canonical FWDs, structs/unions */
 	struct nmap m = { 0 };
-	size_t nfwd = 0, j;
+	size_t i, j;
 	uint32_t id;
 	int err = 0;
 
-	for (id = d->start_id; id < d->nr_all; id++)
-		if (btf_kind(T(d, id)) == BTF_KIND_FWD && OMAP(d, id) == id)
-			nfwd++;
-	if (!nfwd)
-		return 0;
+	/* one pass over every type; the rest works on these two lists, in id order */
+	for (id = d->start_id; id < d->nr_all; id++) {
+		unsigned k = btf_kind(T(d, id));
+
+		if (OMAP(d, id) != id || (k != BTF_KIND_FWD && !btf_is_composite_kind(k)))
+			continue;
+		if (u32vec_push(k == BTF_KIND_FWD ? &fwds : &comps, id)) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	if (!fwds.n)
+		goto out;
 	m.nslots = 16;
-	while (m.nslots < nfwd * 2)
+	while (m.nslots < fwds.n * 2)
 		m.nslots *= 2;
 	m.key = mem_array(m.nslots, sizeof(*m.key));
 	m.val = mem_array(m.nslots, sizeof(*m.val));
@@ -2086,11 +2095,9 @@ static int dedup_fwds(struct dedup *d)
 		goto out;
 	}
 	/* names of the FWDs to resolve; val UNPROCESSED = no struct seen yet */
-	for (id = d->start_id; id < d->nr_all; id++) {
-		const struct btf_type *t = T(d, id);
+	for (i = 0; i < fwds.n; i++) {
+		const struct btf_type *t = T(d, fwds.v[i]);
 
-		if (btf_kind(t) != BTF_KIND_FWD || OMAP(d, id) != id)
-			continue;
 		for (j = hash_mix(t->name_off) & (m.nslots - 1); m.used[j] && m.key[j] != t->name_off;
 		     j = (j + 1) & (m.nslots - 1))
 			;
@@ -2102,12 +2109,9 @@ static int dedup_fwds(struct dedup *d)
 		m.val[j] = pb_name_lookup(d->pb, t->name_off);
 	}
 	/* canonical own structs/unions: unique name -> id, else 0 */
-	for (id = d->start_id; id < d->nr_all; id++) {
-		const struct btf_type *t = T(d, id);
-		unsigned k = btf_kind(t);
+	for (i = 0; i < comps.n; i++) {
+		const struct btf_type *t = T(d, id = comps.v[i]);
 
-		if ((k != BTF_KIND_STRUCT && k != BTF_KIND_UNION) || OMAP(d, id) != id)
-			continue;
 		for (j = hash_mix(t->name_off) & (m.nslots - 1); m.used[j];
 		     j = (j + 1) & (m.nslots - 1)) {
 			if (m.key[j] == t->name_off) {
@@ -2116,12 +2120,10 @@ static int dedup_fwds(struct dedup *d)
 			}
 		}
 	}
-	for (id = d->start_id; id < d->nr_all; id++) {
-		const struct btf_type *t = T(d, id), *c;
+	for (i = 0; i < fwds.n; i++) {
+		const struct btf_type *t = T(d, id = fwds.v[i]), *c;
 		uint32_t cid;
 
-		if (btf_kind(t) != BTF_KIND_FWD || OMAP(d, id) != id)
-			continue;
 		for (j = hash_mix(t->name_off) & (m.nslots - 1); m.key[j] != t->name_off;
 		     j = (j + 1) & (m.nslots - 1))
 			;
@@ -2134,6 +2136,8 @@ static int dedup_fwds(struct dedup *d)
 		OMAP(d, id) = cid;
 	}
 out:
+	mem_free(fwds.v);
+	mem_free(comps.v);
 	mem_free(m.key);
 	mem_free(m.val);
 	mem_free(m.used);

@@ -1246,9 +1246,15 @@ struct strs {
 	uint32_t *first;		/* per own string byte (see above) */
 };
 
+/* An own record, writable (btf_dedup() made the types so at its start). */
+static inline struct btf_type *own_rec(struct btf *btf, uint32_t id)
+{
+	return (struct btf_type *)(btf->types + btf->index[id - btf->start_id]);
+}
+
 #define FOR_EACH_OWN_STR(d, id, end, p, body)						\
 	for (; id < end; id++) {							\
-		struct btf_type *t_ = btf_type_mut((d)->btf, id);			\
+		struct btf_type *t_ = own_rec((d)->btf, id);				\
 		unsigned stride_, count_, i_;						\
 		uint32_t *w_ = (uint32_t *)t_;						\
 											\

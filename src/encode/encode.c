@@ -15,7 +15,8 @@
 #include "encode/internal.h"
 
 #define PERCPU_SECTION ".data..percpu"
-#define STR_DIRECT_MIN_UNITS 64	/* units before per-position tables (strings, DIE refs) pay */
+/* Units from which an input is a kernel image: per-position tables pay, its pages count. */
+#define MANY_UNITS 64
 
 static const uint32_t default_lang_exclude[] = { 0 };
 
@@ -742,6 +743,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	       struct btf **out, struct enc_stats *st, struct diag *d)
 {
 	size_t nunits = dw_nunits(in->dw), i;
+	bool many_units = nunits >= MANY_UNITS;
 	unsigned jobs = o->jobs ? o->jobs : 1, w;
 	pthread_mutex_t str_lock = PTHREAD_MUTEX_INITIALIZER;
 	struct run r = { 0 };
@@ -783,8 +785,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	 * same holds for each worker's DIE-offset array (a word per byte of
 	 * its largest unit): a module's few units are better off hashed.
 	 */
-	r.ctx.ref_direct = nunits >= STR_DIRECT_MIN_UNITS;
-	if (in->dw_str.len && nunits >= STR_DIRECT_MIN_UNITS &&
+	r.ctx.ref_direct = many_units;
+	if (in->dw_str.len && many_units &&
 	    !(r.ctx.str_direct = mem_array(in->dw_str.len, sizeof(uint32_t)))) {
 		err = diag_err(d, ENOMEM, "out of memory");
 		goto out;
@@ -823,7 +825,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	 * strings, location list tables, unit boundaries).  A module's are
 	 * few, and an in-place write would read them back.
 	 */
-	if (nunits >= STR_DIRECT_MIN_UNITS) {
+	if (many_units) {
 		belf_drop(in->elf);
 		if (in->alt_elf)
 			belf_drop(in->alt_elf);

@@ -1948,49 +1948,17 @@ static inline bool ptr_like(unsigned k)
 }
 
 /*
- * Necessary for is_equiv(a, b) between two shallow-equal structs: each
- * member pair's types, followed in step through PTR/CONST/VOLATILE/
- * RESTRICT, have the same such kinds and end at types of one name (or at
- * one id).  is_equiv visits every member pair before it succeeds, and
- * every pair it accepts has equal names: resolved-equal types, FWD/struct
- * pairs, hypot partners and identical types all do.  Anonymous structs of
- * one shape share a hash bucket by the hundred in the kernel (vmlinux x8:
- * 2.8M is_equiv calls, 98% on anonymous structs, 2% successful); this
- * turns most of those away without touching the hypot map.
- */
-static bool members_plausible(const struct dedup *d, const struct btf_type *a,
-			      const struct btf_type *b)
-{
-	const struct btf_member *m1 = btf_members(a), *m2 = btf_members(b);
-	unsigned i, n = btf_vlen(a), steps;
-
-	for (i = 0; i < n; i++) {
-		uint32_t x = m1[i].type, y = m2[i].type;
-
-		for (steps = 0; x != y && steps < 8; steps++) {
-			const struct btf_type *tx = T(d, x), *ty = T(d, y);
-			unsigned kx = btf_kind(tx), ky = btf_kind(ty);
-
-			if (!ptr_like(kx) || !ptr_like(ky)) {
-				if (ptr_like(kx) != ptr_like(ky) || tx->name_off != ty->name_off)
-					return false;
-				break;
-			}
-			if (kx != ky)
-				return false;
-			x = tx->type;
-			y = ty->type;
-		}
-	}
-	return true;
-}
-
-/*
- * A summary of what members_plausible() compares, for one struct: per
- * member, the PTR/CONST/VOLATILE/RESTRICT kinds in front of its type
- * and the name it ends at (at most 8 steps, as there).  Two structs it
- * accepts have the same signature: their member chains agree step by
- * step, or meet at one id and agree from there.  Never 0.
+ * A struct's member signature: per member, the PTR/CONST/VOLATILE/
+ * RESTRICT kinds in front of its type and the name it ends at (at most 8
+ * steps).  Equal signatures are necessary for is_equiv() between two
+ * shallow-equal structs: it visits every member pair before it succeeds,
+ * and every pair it accepts agrees in kind step by step and has equal
+ * names at the end (resolved-equal types, FWD/struct pairs, hypot partners
+ * and identical types all do); chains that meet at one id agree from
+ * there.  Anonymous structs of one shape share a hash bucket by the
+ * hundred in the kernel (vmlinux x8: 2.8M is_equiv calls, 98% on
+ * anonymous structs, 2% successful); most are turned away by this,
+ * without touching the hypot map.  Never 0.
  */
 static uint32_t member_sig(const struct dedup *d, const struct btf_type *t)
 {
@@ -2040,12 +2008,12 @@ static int dedup_struct(struct dedup *d, uint32_t id)
 		if (d->strict && (++tries > STREAM_MAX_TRIES || d->budget <= 0))
 			break;
 		if (sig && it.aux && it.aux != sig)
-			continue;	/* members_plausible() would say no */
+			continue;	/* a canonical own struct: its signature is kept */
 		c = T(d, cid);
 		if (k == BTF_KIND_TYPEDEF) {
 			if (c->name_off != t->name_off || c->info != t->info)
 				continue;
-		} else if (!shallow_equal_struct(t, c) || (sig && !members_plausible(d, t, c))) {
+		} else if (!shallow_equal_struct(t, c) || (sig && !it.aux && member_sig(d, c) != sig)) {
 			continue;
 		}
 		hypot_clear(d);

@@ -4,10 +4,12 @@
 #include <malloc.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static atomic_ulong fail_at;	/* 0 = off */
 static atomic_ulong alloc_count;
@@ -32,38 +34,219 @@ static inline int should_fail(void)
 	return atomic_fetch_add(&alloc_count, 1) + 1 >= f;
 }
 
+/*
+ * Big blocks.  A few arrays of a kernel-sized run are tens to hundreds of
+ * MB (the pre-dedup types, their index, dedup's maps), and every 4 KiB
+ * page of them costs a fault when first written: about 80,000 faults for
+ * vmlinux, several microseconds each on a virtual machine.  Blocks of at
+ * least BIG_MIN bytes are therefore mapped on their own, 2 MiB-aligned
+ * and advised for transparent huge pages (one fault per 2 MiB where the
+ * system allows it; plain pages where it does not), grown with mremap
+ * (pages move, bytes are not copied) and unmapped when freed, so the
+ * memory leaves the RSS at once.  A registry tells mem_free() and
+ * mem_realloc() which pointers are big blocks: the allocator's own state,
+ * behind a lock that only 2 MiB-aligned pointers ever take (malloc
+ * hardly ever returns one).
+ */
+#define HPAGE		(2ul << 20)
+#define BIG_SLOTS	256
+#if defined(__SANITIZE_ADDRESS__)
+#define BIG_MIN		SIZE_MAX	/* AddressSanitizer checks bounds of malloc blocks only */
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BIG_MIN		SIZE_MAX
+#endif
+#endif
+#ifndef BIG_MIN
+#define BIG_MIN		(4ul << 20)
+#endif
+
+static struct big {
+	void *p;
+	size_t len;		/* mapped bytes, a multiple of HPAGE */
+} big_reg[BIG_SLOTS];
+static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t hpage_round(size_t n)
+{
+	return (n + HPAGE - 1) & ~(HPAGE - 1);
+}
+
+/* len bytes (a multiple of HPAGE) of fresh zero pages, HPAGE-aligned. */
+static void *map_aligned(size_t len)
+{
+	uint8_t *m, *a;
+
+	if (len > SIZE_MAX - HPAGE)
+		return NULL;
+	m = mmap(NULL, len + HPAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	a = (uint8_t *)(((uintptr_t)m + HPAGE - 1) & ~(HPAGE - 1));
+	if (a > m)
+		munmap(m, (size_t)(a - m));
+	if (m + HPAGE > a)
+		munmap(a + len, (size_t)(m + HPAGE - a));
+	madvise(a, len, MADV_HUGEPAGE);
+	return a;
+}
+
+/* The registry slot of p, or NULL; big_lock held. */
+static struct big *big_find(const void *p)
+{
+	size_t i;
+
+	for (i = 0; i < BIG_SLOTS; i++)
+		if (big_reg[i].p == p)
+			return &big_reg[i];
+	return NULL;
+}
+
+static inline int maybe_big(const void *p)
+{
+	return p && ((uintptr_t)p & (HPAGE - 1)) == 0;
+}
+
+/* A new big block of at least n bytes, or NULL (the caller falls back to malloc). */
+static void *big_alloc(size_t n)
+{
+	size_t len = hpage_round(n);
+	struct big *b;
+	void *p;
+
+	pthread_mutex_lock(&big_lock);
+	b = big_find(NULL);
+	pthread_mutex_unlock(&big_lock);
+	if (!b || !(p = map_aligned(len)))
+		return NULL;
+	pthread_mutex_lock(&big_lock);
+	b = big_find(NULL);	/* another thread may have taken that slot */
+	if (b) {
+		b->p = p;
+		b->len = len;
+	}
+	pthread_mutex_unlock(&big_lock);
+	if (!b) {
+		munmap(p, len);
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * If p is a big block: resize it to at least n bytes (n 0: free it), put
+ * the result in *out (NULL on failure) and return 1.  Else return 0.
+ */
+static int big_resize(void *p, size_t n, void **out)
+{
+	struct big *b;
+	size_t len, old;
+	void *np;
+
+	if (!maybe_big(p))
+		return 0;
+	pthread_mutex_lock(&big_lock);
+	b = big_find(p);
+	old = b ? b->len : 0;
+	if (b && n == 0)
+		b->p = NULL;
+	pthread_mutex_unlock(&big_lock);
+	if (!b)
+		return 0;
+	*out = p;
+	if (n == 0) {
+		munmap(p, old);
+		*out = NULL;
+		return 1;
+	}
+	if (n <= old)
+		return 1;
+	len = hpage_round(n);
+	/* grow where it lies, else move the pages to a new aligned range */
+	np = mremap(p, old, len, 0);
+	if (np == MAP_FAILED) {
+		void *dst = map_aligned(len);
+
+		np = dst ? mremap(p, old, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst) : MAP_FAILED;
+		if (np == MAP_FAILED) {
+			if (dst)
+				munmap(dst, len);
+			*out = NULL;
+			return 1;
+		}
+		madvise(np, len, MADV_HUGEPAGE);
+	}
+	pthread_mutex_lock(&big_lock);
+	b->p = np;
+	b->len = len;
+	pthread_mutex_unlock(&big_lock);
+	*out = np;
+	return 1;
+}
+
 void *mem_alloc(size_t n)
 {
+	void *p;
+
 	if (should_fail())
 		return NULL;
+	if (n >= BIG_MIN && (p = big_alloc(n)))
+		return p;
 	return malloc(n ? n : 1);
 }
 
 void *mem_zalloc(size_t n)
 {
+	void *p;
+
 	if (should_fail())
 		return NULL;
+	if (n >= BIG_MIN && (p = big_alloc(n)))
+		return p;	/* fresh mappings are zero */
 	return calloc(1, n ? n : 1);
 }
 
 void *mem_array(size_t nmemb, size_t size)
 {
+	size_t n = nmemb * size;
+	void *p;
+
 	if (size && nmemb > SIZE_MAX / size)
 		return NULL;
 	if (should_fail())
 		return NULL;
+	if (n >= BIG_MIN && (p = big_alloc(n)))
+		return p;
 	return calloc(nmemb ? nmemb : 1, size ? size : 1);
 }
 
 void *mem_realloc(void *p, size_t n)
 {
+	void *np;
+
 	if (should_fail())
 		return NULL;
+	if (big_resize(p, n ? n : 1, &np))
+		return np;
+	/* a malloc block growing big moves into a big block */
+	if (n >= BIG_MIN && (np = big_alloc(n))) {
+		if (p) {
+			size_t have = malloc_usable_size(p);
+
+			memcpy(np, p, have < n ? have : n);
+			free(p);
+		}
+		return np;
+	}
 	return realloc(p, n ? n : 1);
 }
 
 void mem_free(void *p)
 {
+	void *unused;
+
+	if (big_resize(p, 0, &unused))
+		return;
 	free(p);
 }
 

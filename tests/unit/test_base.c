@@ -134,6 +134,59 @@ TEST(mem_fault_injection)
 	mem_free(a);
 }
 
+/* Big blocks (own mappings): zeroed, grown in place or moved with their bytes, freed. */
+TEST(mem_big_blocks)
+{
+	size_t big = (size_t)5 << 20, i, bad = 0;
+	uint32_t *a = mem_array(big / 4, 4), *b;
+	char *c, *many[300];
+
+	REQUIRE(a != NULL);
+	for (i = 0; i < big / 4; i += 1021)
+		bad += a[i] != 0;
+	CHECK_EQ_U(bad, 0);
+	for (i = 0; i < big / 4; i++)
+		a[i] = (uint32_t)i * 2654435761u;
+	/* an allocation in the way makes the growth move the pages */
+	c = mem_alloc(big);
+	REQUIRE(c != NULL);
+	memset(c, 0x5a, big);
+	b = mem_realloc(a, 4 * big);
+	REQUIRE(b != NULL);
+	for (i = 0; i < big / 4; i++)
+		bad += b[i] != (uint32_t)i * 2654435761u;
+	for (i = big / 4; i < big; i += 4093)
+		bad += b[i] != 0;	/* the new part is zero */
+	CHECK_EQ_U(bad, 0);
+	b[big - 1] = 7;
+	/* shrinking keeps the bytes */
+	b = mem_realloc(b, big);
+	REQUIRE(b != NULL);
+	CHECK_EQ_U(b[big / 4 - 1], (uint32_t)(big / 4 - 1) * 2654435761u);
+	mem_free(b);
+	/* a malloc block growing big keeps its bytes */
+	c = mem_realloc(c, 64);
+	REQUIRE(c != NULL);
+	mem_free(c);
+	c = mem_alloc(100);
+	REQUIRE(c != NULL);
+	memcpy(c, "btfc", 5);
+	c = mem_realloc(c, big);
+	REQUIRE(c != NULL);
+	CHECK_STR(c, "btfc");
+	mem_free(c);
+	/* more live big blocks than the registry has slots: the rest come from malloc */
+	for (i = 0; i < 300; i++) {
+		many[i] = mem_alloc((size_t)4 << 20);
+		if (many[i])
+			many[i][((size_t)4 << 20) - 1] = 1;
+		bad += many[i] == NULL;
+	}
+	CHECK_EQ_U(bad, 0);
+	for (i = 0; i < 300; i++)
+		mem_free(many[i]);
+}
+
 TEST(strset_borrow_indexes_in_place_and_copies_on_add)
 {
 	static const char sec[] = "\0int\0long\0int\0";

@@ -43,7 +43,8 @@ void *arena_alloc(struct arena *a, size_t n)
 		a->cur += n;
 		return p;
 	}
-	sz = a->chunk_size;
+	/* chunk_size counts the header: big chunks stay whole huge pages (base/mem.c) */
+	sz = a->chunk_size - sizeof(*c);
 	if (sz < n)
 		sz = n;
 	if (sz > SIZE_MAX - sizeof(*c))

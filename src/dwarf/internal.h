@@ -2,6 +2,7 @@
 #ifndef BTFC_DWARF_INTERNAL_H
 #define BTFC_DWARF_INTERNAL_H
 
+#include "base/arena.h"
 #include "dwarf/dwarf.h"
 
 struct dw_spec {
@@ -39,7 +40,8 @@ struct dw_file {
 	struct dw_unit *units;	/* .debug_info units, then .debug_types units */
 	size_t nunits, ninfo;
 	struct dw_abbrevs **tabs;	/* distinct tables, sorted by offset */
-	size_t ntabs;
+	size_t ntabs, tabs_cap;
+	struct arena abbrev_arena;	/* the tables themselves */
 	uint64_t *sig_keys, *sig_vals;	/* open addressing, 0 = empty key */
 	size_t sig_slots;
 	struct diag index_err;
@@ -48,9 +50,9 @@ struct dw_file {
 };
 
 const struct dw_abbrev *dw_abbrev_find(const struct dw_abbrevs *t, uint64_t code);
-int dw_abbrevs_parse(const struct dw_file *f, uint64_t off, uint8_t asz, uint8_t osz,
-		     struct dw_abbrevs **out, struct diag *d);
-void dw_abbrevs_free(struct dw_abbrevs *t);
+/* The table is allocated from ar (the file's abbreviation arena). */
+int dw_abbrevs_parse(const struct dw_file *f, struct arena *ar, uint64_t off, uint8_t asz,
+		     uint8_t osz, struct dw_abbrevs **out, struct diag *d);
 
 /* Byte-order aware loads. */
 static inline uint16_t dw_u16(const struct dw_file *f, const uint8_t *p)

@@ -61,17 +61,10 @@ static int find_abbrevs(struct dw_file *f, uint64_t off, uint8_t asz, uint8_t os
 		*out = f->tabs[lo];
 		return 0;
 	}
-	if ((err = dw_abbrevs_parse(f, off, asz, osz, &t, d)))
+	if ((err = dw_abbrevs_parse(f, &f->abbrev_arena, off, asz, osz, &t, d)))
 		return err;
-	{
-		struct dw_abbrevs **n = mem_realloc(f->tabs, (f->ntabs + 1) * sizeof(*n));
-
-		if (!n) {
-			dw_abbrevs_free(t);
-			return diag_err(d, ENOMEM, "%s: out of memory", f->path);
-		}
-		f->tabs = n;
-	}
+	if (VEC_RESERVE(f->tabs, f->tabs_cap, f->ntabs + 1))
+		return diag_err(d, ENOMEM, "%s: out of memory", f->path);
 	for (i = f->ntabs; i > lo; i--)
 		f->tabs[i] = f->tabs[i - 1];
 	f->tabs[lo] = t;
@@ -282,6 +275,8 @@ int dw_file_open(struct dw_file **out, const char *path, const struct dw_section
 		return diag_err(d, ENOMEM, "%s: out of memory", path);
 	f->path = path;
 	f->s = *s;
+	/* parsed tables take about 6 bytes per byte of .debug_abbrev */
+	arena_init(&f->abbrev_arena, MAX((size_t)64 << 10, MIN(s->abbrev.len * 6, (size_t)16 << 20)));
 	/* Empty sections may come as NULL: give them a real (empty) address so
 	 * that p + len arithmetic on them is defined. */
 	for (size_t i = 0; i < sizeof(f->s) / sizeof(struct bslice); i++)
@@ -315,8 +310,7 @@ void dw_file_free(struct dw_file *f)
 
 	if (!f)
 		return;
-	for (i = 0; i < f->ntabs; i++)
-		dw_abbrevs_free(f->tabs[i]);
+	arena_free(&f->abbrev_arena);
 	for (i = 0; i < f->nmsgs; i++)
 		mem_free(f->msgs[i]);
 	mem_free(f->msgs);

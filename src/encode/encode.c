@@ -265,9 +265,18 @@ struct run {
 	size_t nfs, fs_cap;
 	uint32_t *fidx;			/* fnames offset -> fs index */
 	size_t fidx_cap;
+	/* .debug_info bytes merged but not yet given back: [drop_lo, drop_hi) */
+	uint64_t drop_lo, drop_hi;
 	struct diag *d;
 	int err;
 };
+
+/*
+ * Units' .debug_info pages are given back in steps of this many bytes: each
+ * madvise() flushes every thread's TLB, too much to do per unit (2% of a
+ * kernel image's encode on two threads).
+ */
+#define DROP_STEP (16u << 20)
 
 /* One function name under the modern policy (pahole 1.31's saved function). */
 struct fstate {
@@ -618,8 +627,14 @@ static int consume_one(void *p, size_t i)
 	}
 	r->st->units++;
 	/* This unit's DWARF is done with: let its pages go (they count in RSS). */
-	if (!u->in_types && u->unit_type != DW_UT_partial)
-		belf_drop_range(r->ctx.in->elf, r->ctx.in->dw_info.p + u->off, u->end - u->off);
+	if (!u->in_types && u->unit_type != DW_UT_partial) {
+		if (u->off != r->drop_hi || u->end - r->drop_lo >= DROP_STEP) {
+			belf_drop_range(r->ctx.in->elf, r->ctx.in->dw_info.p + r->drop_lo,
+					r->drop_hi - r->drop_lo);
+			r->drop_lo = u->off;
+		}
+		r->drop_hi = u->end;
+	}
 	if (f->skipped) {
 		r->st->units_skipped++;
 		return 0;

@@ -1217,18 +1217,19 @@ static int64_t str_off(struct enc_worker *w, const char *s)
 	const struct bslice *ds = &w->ctx->in->dw_str;
 	uint32_t *direct = w->ctx->str_direct;
 	size_t pos = (size_t)((const uint8_t *)s - ds->p), len, slot;
-	bool in_str = direct && (const uint8_t *)s >= ds->p && pos < ds->len;
+	bool in_str = direct && s && (const uint8_t *)s >= ds->p && pos < ds->len;
 	uint32_t off, ht;
 	int64_t r;
 
-	if (!s || !*s)
-		return 0;
+	/* a known position answers without reading the string (a miss less) */
 	if (in_str) {
 		uint32_t v = __atomic_load_n(&direct[pos], __ATOMIC_RELAXED);
 
 		if (v)
 			return v - 1;
 	}
+	if (!s || !*s)
+		return 0;
 	len = strlen(s);
 	ht = strset_hash(s, len);
 	if (!w->ctx->str_lock) {	/* the only worker: the set is the cache */

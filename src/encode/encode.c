@@ -276,7 +276,7 @@ struct run {
  * madvise() flushes every thread's TLB, too much to do per unit (2% of a
  * kernel image's encode on two threads).
  */
-#define DROP_STEP (16u << 20)
+#define DROP_STEP (4u << 20)
 
 /* One function name under the modern policy (pahole 1.31's saved function). */
 struct fstate {
@@ -835,16 +835,13 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	if (jobs > 1)	/* the workers' arenas: the dedup runs on this thread's */
 		mem_trim();
 	/*
-	 * Nothing reads the DWARF from here on, and a kernel image's file
-	 * pages left resident count in RSS (tens of MB: abbreviations,
+	 * Nothing reads the DWARF from here on, and a kernel image's indexes
+	 * and file pages count in RSS (tens of MB: abbreviation tables,
 	 * strings, location list tables, unit boundaries).  A module's are
 	 * few, and an in-place write would read them back.
 	 */
-	if (many_units) {
-		belf_drop(in->elf);
-		if (in->alt_elf)
-			belf_drop(in->alt_elf);
-	}
+	if (many_units)
+		dwarf_input_done(in);
 	t2 = now();
 	st->convert = t2 - t1;	/* conversion and the overlapping merge */
 	st->types_pre_dedup = btf_type_count(r.out) - btf_start_id(r.out);

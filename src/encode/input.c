@@ -87,7 +87,19 @@ int dwarf_input_open(struct dwarf_input *in, const char *path, struct diag *d)
 	}
 	in->dw_str = s.str;
 	in->dw_info = s.info;
+	/* the abbreviation tables are parsed: their bytes are not read again */
+	belf_drop_range(in->elf, s.abbrev.p, s.abbrev.len);
 	return 0;
+}
+
+void dwarf_input_done(struct dwarf_input *in)
+{
+	dw_file_free(in->dw);
+	dw_file_free(in->alt);
+	in->dw = in->alt = NULL;
+	belf_drop(in->elf);
+	if (in->alt_elf)
+		belf_drop(in->alt_elf);
 }
 
 void dwarf_input_close(struct dwarf_input *in)

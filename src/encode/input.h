@@ -21,6 +21,12 @@ struct dwarf_input {
 /* Open path's DWARF; an ELF with no DWARF is an error (ENODATA). */
 int dwarf_input_open(struct dwarf_input *in, const char *path, struct diag *d);
 void dwarf_input_close(struct dwarf_input *in);
+/*
+ * Done reading the DWARF: free its indexes (abbreviation tables, units)
+ * and give the files' mapped pages back.  The ELF stays open (an in-place
+ * write follows); in->dw and in->alt are NULL afterwards.
+ */
+void dwarf_input_done(struct dwarf_input *in);
 /* Fetch every debug section of e into s. */
 int dwarf_sections_load(struct belf *e, struct dw_sections *s, struct diag *d);
 

@@ -44,7 +44,7 @@ void *arena_alloc(struct arena *a, size_t n)
 		return p;
 	}
 	/* chunk_size counts the header: big chunks stay whole huge pages (base/mem.c) */
-	sz = a->chunk_size - sizeof(*c);
+	sz = a->chunk_size > sizeof(*c) ? a->chunk_size - sizeof(*c) : 0;
 	if (sz < n)
 		sz = n;
 	if (sz > SIZE_MAX - sizeof(*c))

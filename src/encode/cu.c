@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/arena.h"
 #include "base/hash.h"
 #include "base/mem.h"
 #include "encode/internal.h"
@@ -106,7 +107,7 @@ struct refmap {
 
 /* One slot of a worker's string cache: 24 bytes, one cache line per probe. */
 struct scache_slot {
-	const char *key;	/* string in DWARF memory; NULL = empty */
+	const char *key;	/* string in .debug_str or the cache's copy; NULL = empty */
 	uint32_t hash;		/* low bits of the key's hash */
 	uint32_t len;
 	uint32_t val;		/* string offset in the output BTF */
@@ -116,11 +117,20 @@ struct scache_slot {
 struct str_cache {
 	struct scache_slot *slots;
 	size_t cap, n;
+	/*
+	 * Keys outside .debug_str (inline DW_FORM_string names in
+	 * .debug_info, the alternate file's strings) are copied here: a
+	 * lookup compares bytes, and reading them where they lie would fault
+	 * back in the pages of units given back long ago (34 MB of vmlinux's
+	 * .debug_info at the end of a -j2 run).
+	 */
+	struct arena copies;
 };
 
 static void scache_free(struct str_cache *c)
 {
 	mem_free(c->slots);
+	arena_free(&c->copies);
 	c->slots = NULL;
 	c->cap = c->n = 0;
 }
@@ -156,7 +166,11 @@ struct enc_worker {
 
 struct enc_worker *enc_worker_new(void)
 {
-	return mem_zalloc(sizeof(struct enc_worker));
+	struct enc_worker *w = mem_zalloc(sizeof(struct enc_worker));
+
+	if (w)
+		arena_init(&w->scache_text.copies, 64 << 10);
+	return w;
 }
 
 void enc_worker_free(struct enc_worker *w)
@@ -1188,7 +1202,9 @@ static inline bool scache_find(const struct str_cache *c, uint32_t h, const char
 	return false;
 }
 
-static int scache_put(struct str_cache *c, uint32_t h, const char *s, size_t len, uint32_t off)
+/* Cache s; copy it first unless it stays where it is (a .debug_str string). */
+static int scache_put(struct str_cache *c, uint32_t h, const char *s, size_t len, uint32_t off,
+		      bool copy)
 {
 	uint32_t dummy;
 	size_t slot;
@@ -1197,6 +1213,14 @@ static int scache_put(struct str_cache *c, uint32_t h, const char *s, size_t len
 		return -ENOMEM;
 	if (scache_find(c, h, s, len, false, &slot, &dummy))
 		return 0;
+	if (copy) {
+		char *k = arena_alloc(&c->copies, len + 1);
+
+		if (!k)
+			return -ENOMEM;
+		memcpy(k, s, len + 1);
+		s = k;
+	}
 	c->slots[slot].key = s;
 	c->slots[slot].hash = h;
 	c->slots[slot].len = (uint32_t)len;
@@ -1244,7 +1268,8 @@ static int64_t str_off(struct enc_worker *w, const char *s)
 		r = intern_slow(w, s, len, ht);
 		if (r < 0)
 			return r;
-		if (scache_put(&w->scache_text, ht, s, len, (uint32_t)r))
+		if (scache_put(&w->scache_text, ht, s, len, (uint32_t)r,
+				(const uint8_t *)s < ds->p || pos >= ds->len))
 			return -ENOMEM;
 	}
 	if (in_str)

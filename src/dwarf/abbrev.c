@@ -13,21 +13,26 @@
  * was half the page faults of its encode).  The parse vectors are freed
  * and reused by the next table's parse.
  */
-static struct dw_abbrevs *settle(struct arena *ar, const struct dw_abbrevs *t, size_t nspecs)
+static struct dw_abbrevs *settle(struct arena *ar, const struct dw_abbrevs *t, size_t nspecs,
+				 size_t nimps)
 {
 	size_t lsz = t->n * sizeof(*t->list), ssz = nspecs * sizeof(*t->specs);
-	size_t dsz = t->ndense * sizeof(*t->dense), i;
+	size_t dsz = t->ndense * sizeof(*t->dense), isz = nimps * sizeof(*t->imps), i;
 	struct dw_abbrevs *n;
 	char *p;
 
 	if (t->ndense > SIZE_MAX / sizeof(*t->dense) ||
-	    !(p = arena_alloc(ar, sizeof(*n) + lsz + ssz + dsz)))
+	    !(p = arena_alloc(ar, sizeof(*n) + isz + dsz + lsz + ssz)))
 		return NULL;
+	/* 8-byte arrays first: the specs are 8 bytes each, the table 16-aligned */
 	n = (struct dw_abbrevs *)p;
 	*n = *t;
-	n->list = (struct dw_abbrev *)(p + sizeof(*n));
-	n->specs = nspecs ? (struct dw_spec *)(p + sizeof(*n) + lsz) : NULL;
-	n->dense = t->ndense ? (struct dw_abbrev **)(p + sizeof(*n) + lsz + ssz) : NULL;
+	n->imps = nimps ? (int64_t *)(p + sizeof(*n)) : NULL;
+	n->dense = t->ndense ? (struct dw_abbrev **)(p + sizeof(*n) + isz) : NULL;
+	n->list = (struct dw_abbrev *)(p + sizeof(*n) + isz + dsz);
+	n->specs = nspecs ? (struct dw_spec *)(p + sizeof(*n) + isz + dsz + lsz) : NULL;
+	if (isz)
+		memcpy(n->imps, t->imps, isz);
 	if (lsz)
 		memcpy(n->list, t->list, lsz);
 	if (ssz)
@@ -72,7 +77,7 @@ int dw_abbrevs_parse(const struct dw_file *f, struct arena *ar, uint64_t off, ui
 {
 	const uint8_t *start = f->s.abbrev.p, *end = start + f->s.abbrev.len, *p;
 	struct dw_abbrevs tab = { 0 }, *t = &tab;
-	size_t cap_list = 0, cap_specs = 0, nspecs = 0;
+	size_t cap_list = 0, cap_specs = 0, cap_imps = 0, nspecs = 0, nimps = 0;
 	uint64_t maxcode = 0;
 	int err = 0;
 
@@ -127,6 +132,17 @@ int dw_abbrevs_parse(const struct dw_file *f, struct arena *ar, uint64_t off, ui
 			}
 			if ((err = VEC_RESERVE(t->specs, cap_specs, nspecs + 1)))
 				goto fail;
+			t->specs[nspecs].imp = 0;
+			if (form == DW_FORM_implicit_const) {
+				if (nimps == UINT32_MAX) {
+					err = -ENOMEM;
+					goto fail;
+				}
+				if ((err = VEC_RESERVE(t->imps, cap_imps, nimps + 1)))
+					goto fail;
+				t->imps[nimps] = implicit;
+				t->specs[nspecs].imp = (uint32_t)nimps++;
+			}
 			if (at == DW_AT_sibling)
 				a->sibling = (int16_t)a->nattr;
 			{
@@ -141,7 +157,6 @@ int dw_abbrevs_parse(const struct dw_file *f, struct arena *ar, uint64_t off, ui
 			}
 			t->specs[nspecs].at = (uint16_t)at;
 			t->specs[nspecs].form = (uint16_t)form;
-			t->specs[nspecs].implicit = implicit;
 			nspecs++;
 			a->nattr++;
 		}
@@ -150,7 +165,7 @@ int dw_abbrevs_parse(const struct dw_file *f, struct arena *ar, uint64_t off, ui
 	}
 	if (maxcode < DENSE_MAX)
 		t->ndense = maxcode + 1;
-	if (!(*out = settle(ar, t, nspecs)))
+	if (!(*out = settle(ar, t, nspecs, nimps)))
 		err = -ENOMEM;
 	goto fail;	/* the parse vectors go either way */
 trunc:
@@ -161,6 +176,7 @@ fail:
 		diag_err(d, ENOMEM, "%s: out of memory parsing .debug_abbrev", f->path);
 	mem_free(t->list);
 	mem_free(t->specs);
+	mem_free(t->imps);
 	return err;
 }
 

@@ -347,7 +347,7 @@ decode_fast(const struct dctx *x, const struct dw_abbrev *ab, const uint8_t **pp
 			a->cls = DW_CL_REF;
 			continue;
 		case DW_FORM_implicit_const:
-			a->s = sp->implicit;
+			a->s = x->u->abbrevs->imps[sp->imp];
 			a->cls = DW_CL_SCONST;
 			continue;
 		case DW_FORM_flag_present:
@@ -416,7 +416,8 @@ decode_fast(const struct dctx *x, const struct dw_abbrev *ab, const uint8_t **pp
 			continue;
 		default:
 			a->len = 0;
-			if ((err = read_value(x, sp->form, sp->implicit, &p, end, a, die->off)))
+			if ((err = read_value(x, sp->form, dw_spec_implicit(x->u->abbrevs, sp), &p, end,
+					      a, die->off)))
 				return err;
 			if (unlikely((size_t)(end - p) < ab->maxfix))
 				goto slow;
@@ -440,7 +441,8 @@ slow:
 		a->at = sp->at;
 		a->form = sp->form;
 		a->len = 0;
-		if ((err = read_value(x, sp->form, sp->implicit, &p, end, a, die->off)))
+		if ((err = read_value(x, sp->form, dw_spec_implicit(x->u->abbrevs, sp), &p, end, a,
+				      die->off)))
 			return err;
 	}
 	*pp = p;
@@ -470,13 +472,14 @@ static inline int decode_body(const struct dctx *x, const uint8_t **pp, const ui
 			return 1;
 		}
 		for (i = 0; i < ab->nattr; i++) {
+			const struct dw_spec *sp = &ab->specs[i];
 			struct dw_attr *a = &die->attr[i];
 
-			a->at = ab->specs[i].at;
-			a->form = ab->specs[i].form;
+			a->at = sp->at;
+			a->form = sp->form;
 			a->len = 0;
-			if ((err = read_value(x, ab->specs[i].form, ab->specs[i].implicit, &p, end, a,
-					      die_off)))
+			if ((err = read_value(x, sp->form, dw_spec_implicit(x->u->abbrevs, sp), &p, end,
+					      a, die_off)))
 				return err;
 		}
 	} else if (ab->fixed >= 0 && x->u->abbrevs->asz == x->u->addr_size &&
@@ -486,7 +489,8 @@ static inline int decode_body(const struct dctx *x, const uint8_t **pp, const ui
 		p += ab->fixed;
 	} else {
 		for (i = 0; i < ab->nattr; i++)
-			if ((err = read_value(x, ab->specs[i].form, ab->specs[i].implicit, &p, end,
+			if ((err = read_value(x, ab->specs[i].form,
+					      dw_spec_implicit(x->u->abbrevs, &ab->specs[i]), &p, end,
 					      NULL, die_off)))
 				return err;
 	}
@@ -822,8 +826,8 @@ int dw_scan_unit_die(const struct dw_file *f, struct dw_unit *u, struct diag *d)
 				u->rnglists_base = a.u;
 			else
 				u->loclists_base = a.u;
-		} else if ((r = read_value(&x, form, ab->specs[i].implicit, &p, end, NULL,
-					   u->die_off))) {
+		} else if ((r = read_value(&x, form, dw_spec_implicit(u->abbrevs, &ab->specs[i]), &p,
+					   end, NULL, u->die_off))) {
 			return r;
 		}
 	}

@@ -7,7 +7,7 @@
 
 struct dw_spec {
 	uint16_t at, form;
-	int64_t implicit;	/* DW_FORM_implicit_const value */
+	uint32_t imp;		/* DW_FORM_implicit_const: index of the value in the table's imps */
 };
 
 struct dw_abbrev {
@@ -30,7 +30,14 @@ struct dw_abbrevs {
 	struct dw_abbrev **dense;	/* dense[code] when codes are small */
 	uint64_t ndense;
 	struct dw_spec *specs;
+	int64_t *imps;		/* DW_FORM_implicit_const values */
 };
+
+/* A spec's DW_FORM_implicit_const value (0 for other forms). */
+static inline int64_t dw_spec_implicit(const struct dw_abbrevs *t, const struct dw_spec *sp)
+{
+	return sp->form == DW_FORM_implicit_const ? t->imps[sp->imp] : 0;
+}
 
 struct dw_file {
 	const char *path;

@@ -224,6 +224,26 @@ void belf_drop_range(struct belf *e, const void *p, size_t len)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
+void belf_drop_syms(struct belf *e)
+{
+	size_t i;
+
+	mem_free(e->syms);
+	e->syms = NULL;
+	e->nsyms = 0;
+	e->syms_loaded = false;
+
+	for (i = 1; i < e->nsec; i++) {
+		const struct belf_section *s = &e->secs[i];
+
+		if (s->type != SHT_SYMTAB && s->type != SHT_SYMTAB_SHNDX && s->type != SHT_DYNSYM &&
+		    !(s->type == SHT_STRTAB && i != e->shstrndx))
+			continue;
+		if (s->type != SHT_NOBITS && s->offset <= e->size && s->size <= e->size - s->offset)
+			belf_drop_range(e, (const uint8_t *)e->map + s->offset, s->size);
+	}
+}
+
 int belf_load_syms(struct belf *e, struct diag *d)
 {
 	size_t i, symidx = 0, xidx = 0, n;

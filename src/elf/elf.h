@@ -85,5 +85,11 @@ int belf_write_sections(struct belf *e, const char *out_path, size_t n, const ch
 void belf_drop_range(struct belf *e, const void *p, size_t len);
 /* The same for the whole file (it is read again, from the page cache, if needed). */
 void belf_drop(struct belf *e);
+/*
+ * Done with the symbols: free the decoded table (belf_load_syms() would
+ * decode it again) and release the pages of the symbol table and its
+ * strings.  Names taken from it stay valid (read again from the page cache).
+ */
+void belf_drop_syms(struct belf *e);
 
 #endif

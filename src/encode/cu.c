@@ -1229,29 +1229,60 @@ static int scache_put(struct str_cache *c, uint32_t h, const char *s, size_t len
 	return 0;
 }
 
+/* The out offset of the .debug_str string at pos, if known (ctx->str_pos). */
+static inline bool pos_find(const struct enc_ctx *c, uint32_t pos, uint32_t *off)
+{
+	size_t j = hash_mix(pos) & c->str_pos_mask;
+	uint64_t v;
+
+	while ((v = __atomic_load_n(&c->str_pos[j], __ATOMIC_RELAXED))) {
+		if ((uint32_t)(v >> 32) == pos + 1) {
+			*off = (uint32_t)v - 1;
+			return true;
+		}
+		j = (j + 1) & c->str_pos_mask;
+	}
+	return false;
+}
+
+/* Remember it (racing workers store the same value; a full table stays full). */
+static void pos_put(struct enc_ctx *c, uint32_t pos, uint32_t off)
+{
+	uint64_t v = (uint64_t)(pos + 1) << 32 | (off + 1), cur;
+	size_t j = hash_mix(pos) & c->str_pos_mask;
+	size_t left = __atomic_load_n(&c->str_pos_left, __ATOMIC_RELAXED);
+
+	do {
+		if (!left)
+			return;
+	} while (!__atomic_compare_exchange_n(&c->str_pos_left, &left, left - 1, true,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	for (;; j = (j + 1) & c->str_pos_mask) {
+		cur = 0;
+		if (__atomic_compare_exchange_n(&c->str_pos[j], &cur, v, false, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED) ||
+		    (uint32_t)(cur >> 32) == pos + 1)
+			return;
+	}
+}
+
 /*
  * Global string offset of s (NULL or "" -> 0), or a negative errno.
  * Strings of .debug_str are looked up by their position in a table shared
- * by all workers (one relaxed atomic word per byte of .debug_str; racing
- * fills store the same value); the others (inline DW_FORM_string names,
- * the alternate file's) by content in the worker's cache.
+ * by all workers; the others (inline DW_FORM_string names, the alternate
+ * file's) by content in the worker's cache.
  */
 static int64_t str_off(struct enc_worker *w, const char *s)
 {
 	const struct bslice *ds = &w->ctx->in->dw_str;
-	uint32_t *direct = w->ctx->str_direct;
 	size_t pos = (size_t)((const uint8_t *)s - ds->p), len, slot;
-	bool in_str = direct && s && (const uint8_t *)s >= ds->p && pos < ds->len;
+	bool in_str = w->ctx->str_pos && s && (const uint8_t *)s >= ds->p && pos < ds->len;
 	uint32_t off, ht;
 	int64_t r;
 
 	/* a known position answers without reading the string (a miss less) */
-	if (in_str) {
-		uint32_t v = __atomic_load_n(&direct[pos], __ATOMIC_RELAXED);
-
-		if (v)
-			return v - 1;
-	}
+	if (in_str && pos_find(w->ctx, (uint32_t)pos, &off))
+		return off;
 	if (!s || !*s)
 		return 0;
 	len = strlen(s);
@@ -1273,7 +1304,7 @@ static int64_t str_off(struct enc_worker *w, const char *s)
 			return -ENOMEM;
 	}
 	if (in_str)
-		__atomic_store_n(&direct[pos], (uint32_t)r + 1, __ATOMIC_RELAXED);
+		pos_put(w->ctx, (uint32_t)pos, (uint32_t)r);
 	return r;
 }
 

@@ -772,6 +772,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	r.d = d;
 	if ((err = syms_load(&syms, in->elf, d)))
 		goto out;
+	if (many_units)		/* decoded and copied: their pages go until a name is read */
+		belf_drop_syms(in->elf);
 	r.out = btf_new(base);
 	r.nslots = (size_t)jobs * WINDOW_PER_THREAD;
 	r.slots = mem_array(r.nslots, sizeof(*r.slots));
@@ -793,18 +795,26 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	r.ctx.out = r.out;
 	r.ctx.str_lock = jobs > 1 ? &str_lock : NULL;
 	/*
-	 * Zeroed pages cost nothing until a string at that position is used,
-	 * and then a fault each: that pays where units repeat the same header
-	 * strings thousands of times (vmlinux: 13% less CPU), not in the few
-	 * units of a module (10% more; the per-worker cache suffices).  The
-	 * same holds for each worker's DIE-offset array (a word per byte of
-	 * its largest unit): a module's few units are better off hashed.
+	 * Strings by .debug_str position pay where units repeat the same
+	 * header strings thousands of times (vmlinux: 13% less CPU), not in
+	 * the few units of a module (10% more; the per-worker cache
+	 * suffices).  A slot per 16 bytes of .debug_str: vmlinux's types use
+	 * about a fifth of them.  The same holds for each worker's DIE-offset
+	 * array (a word per byte of its largest unit): a module's few units
+	 * are better off hashed.
 	 */
 	r.ctx.ref_direct = many_units;
-	if (in->dw_str.len && many_units &&
-	    !(r.ctx.str_direct = mem_array(in->dw_str.len, sizeof(uint32_t)))) {
-		err = diag_err(d, ENOMEM, "out of memory");
-		goto out;
+	if (in->dw_str.len && in->dw_str.len < UINT32_MAX && many_units) {
+		size_t n = 4096;
+
+		while (n < in->dw_str.len / 16)
+			n *= 2;
+		if (!(r.ctx.str_pos = mem_array(n, sizeof(uint64_t)))) {
+			err = diag_err(d, ENOMEM, "out of memory");
+			goto out;
+		}
+		r.ctx.str_pos_mask = n - 1;
+		r.ctx.str_pos_left = n / 4 * 3;
 	}
 	for (w = 0; w < jobs; w++)
 		if (!(r.w[w] = enc_worker_new())) {
@@ -824,8 +834,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		goto out;
 	}
 	/* Give the conversion's memory back before dedup allocates its own. */
-	mem_free(r.ctx.str_direct);
-	r.ctx.str_direct = NULL;
+	mem_free(r.ctx.str_pos);
+	r.ctx.str_pos = NULL;
 	for (i = 0; i < r.nslots; i++)
 		cu_frag_free(&r.slots[i]);
 	for (w = 0; w < jobs; w++) {
@@ -886,7 +896,7 @@ out:
 			enc_worker_free(r.w[w]);
 	mem_free(r.w);
 	mem_free(r.idmap);
-	mem_free(r.ctx.str_direct);
+	mem_free(r.ctx.str_pos);
 	mem_free(r.si);
 	strset_free(&r.generated);
 	strset_free(&r.fnames);

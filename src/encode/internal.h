@@ -75,7 +75,14 @@ struct enc_ctx {
 	const struct enc_syms *syms;
 	struct btf *out;		/* strings are interned here, under str_lock */
 	pthread_mutex_t *str_lock;	/* NULL: one worker, no cache in front of out's set */
-	uint32_t *str_direct;		/* .debug_str position -> out offset + 1 */
+	/*
+	 * .debug_str position -> out offset, shared by the workers: open
+	 * addressing over 64-bit slots (position + 1) << 32 | (offset + 1),
+	 * 0 = empty; filled with compare-and-swap, never past three quarters.
+	 */
+	uint64_t *str_pos;
+	size_t str_pos_mask;
+	size_t str_pos_left;		/* atomic: insertions still allowed */
 	bool ref_direct;		/* in-unit DIE references index a per-worker array */
 };
 

@@ -432,7 +432,9 @@ struct base_strs {
 /*
  * The prepared base (doc 4.4 phase 0 for the base ids): immutable after
  * btf_dedup_base_new(), shared by any number of concurrent runs.
- *   tp      base id -> record (void included)
+ *   tp      base id -> record (void included), only for a base that is
+ *           itself split (else records come from the base's own index,
+ *           bwords + bidx: no 8 bytes per base type to fill per run)
  *   tab     every base type but VAR/DATASEC, inserted in id order; a run
  *           continues it through an overlay (struct dtab.base)
  *   names   name_off -> unique base STRUCT/UNION id or 0 (phase 4)
@@ -448,6 +450,7 @@ struct btf_dedup_base {
 	bool head;
 	uint32_t nr;			/* = btf_type_count(base): first split id */
 	struct btf_type **tp;
+	const uint32_t *bwords, *bidx;	/* base->types, base->index (tp == NULL) */
 	uint64_t *hash;
 	struct dtab tab;
 	struct nmap names;
@@ -468,7 +471,8 @@ struct dedup {
 	uint32_t start_id, nr_all;	/* this run's first own id; type count */
 	uint32_t nr_own;
 	const struct btf_dedup_base *pb;
-	struct btf_type *const *btp;	/* ids below start_id -> record */
+	struct btf_type *const *btp;	/* ids below start_id -> record, or NULL: */
+	const uint32_t *bwords, *bidx;	/* ... id - 1 indexes the base's own index */
 	uint32_t *owords;		/* btf->types: own records ... */
 	const uint32_t *oidx;		/* ... own id - start_id -> word offset (btf->index) */
 	uint32_t *map;			/* any id (doc 4.2); base part is this run's copy */
@@ -489,8 +493,41 @@ static const struct btf_type void_rec;
 
 static inline struct btf_type *T(const struct dedup *d, uint32_t id)
 {
-	return id < d->start_id ? d->btp[id]
-				: (struct btf_type *)(d->owords + d->oidx[id - d->start_id]);
+	if (id >= d->start_id)
+		return (struct btf_type *)(d->owords + d->oidx[id - d->start_id]);
+	if (d->btp)
+		return d->btp[id];
+	return id ? (struct btf_type *)(d->bwords + d->bidx[id - 1]) : (struct btf_type *)&void_rec;
+}
+
+/* Record of base id of a prepared base. */
+static inline struct btf_type *pb_rec(const struct btf_dedup_base *pb, uint32_t id)
+{
+	if (pb->tp)
+		return pb->tp[id];
+	return id ? (struct btf_type *)(pb->bwords + pb->bidx[id - 1]) : (struct btf_type *)&void_rec;
+}
+
+/*
+ * A base that is not itself split is read through its own index; a split
+ * base gets a record table.  0 or -ENOMEM.
+ */
+static int pb_records(struct btf_dedup_base *pb)
+{
+	uint32_t id;
+
+	if (!pb->base || pb->base->start_id == 1) {
+		pb->bwords = pb->base ? pb->base->types : NULL;
+		pb->bidx = pb->base ? pb->base->index : NULL;
+		return 0;
+	}
+	pb->tp = mem_alloc((size_t)pb->nr * sizeof(*pb->tp));
+	if (!pb->tp)
+		return -ENOMEM;
+	pb->tp[0] = (struct btf_type *)&void_rec;
+	for (id = 1; id < pb->nr; id++)
+		pb->tp[id] = (struct btf_type *)btf_type_by_id(pb->base, id);
+	return 0;
 }
 
 /*
@@ -736,12 +773,10 @@ static int pb_chunk(void *ctx, unsigned worker, size_t item)
 		const struct btf_type *t;
 
 		if (id == 0) {
-			pb->tp[0] = (struct btf_type *)&void_rec;
 			pb->hash[0] = 0;
 			continue;
 		}
-		t = btf_type_by_id(pb->base, id);
-		pb->tp[id] = (struct btf_type *)t;
+		t = pb_rec(pb, id);
 		if (kind_hash(&tmp, t, &pb->hash[id]))
 			return diag_err(c->d, EINVAL, "dedup: base type %u has unknown kind %u", id,
 					btf_kind(t));
@@ -757,7 +792,7 @@ static int pb_names_of(struct btf_dedup_base *pb, const uint32_t *ids, size_t ni
 	uint32_t id;
 
 	for (i = ids ? 0 : 1; i < end; i++)
-		n += btf_is_composite_kind(btf_kind(pb->tp[ids ? ids[i] : i]));
+		n += btf_is_composite_kind(btf_kind(pb_rec(pb, ids ? ids[i] : (uint32_t)i)));
 	m->nslots = 16;
 	while (m->nslots < n * 2)
 		m->nslots *= 2;
@@ -767,7 +802,7 @@ static int pb_names_of(struct btf_dedup_base *pb, const uint32_t *ids, size_t ni
 	if (!m->key || !m->val || !m->used)
 		return -ENOMEM;
 	for (i = ids ? 0 : 1; i < end; i++) {
-		const struct btf_type *t = pb->tp[id = ids ? ids[i] : (uint32_t)i];
+		const struct btf_type *t = pb_rec(pb, id = ids ? ids[i] : (uint32_t)i);
 
 		if (!btf_is_composite_kind(btf_kind(t)))
 			continue;
@@ -861,15 +896,14 @@ static struct btf_dedup_base *pb_new(const struct btf *base, const struct btf_de
 	pb->base = base;
 	pb->head = o->compat == BTF_DEDUP_LIBBPF_HEAD;
 	pb->nr = base ? btf_type_count(base) : 1;
-	pb->tp = mem_alloc((size_t)pb->nr * sizeof(*pb->tp));	/* every entry is set */
 	pb->hash = mem_array(pb->nr, sizeof(*pb->hash));
-	if (!pb->tp || !pb->hash || dtab_init(&pb->tab, pb->nr, NULL))
+	if (pb_records(pb) || !pb->hash || dtab_init(&pb->tab, pb->nr, NULL))
 		goto fail;
 	if ((err = pool_for(nthreads, (pb->nr + CHUNK - 1) / CHUNK, pb_chunk, &c)))
 		goto fail;
 	/* base types are canonical candidates, in id order */
 	for (id = 1; id < pb->nr; id++) {
-		const struct btf_type *t = pb->tp[id];
+		const struct btf_type *t = pb_rec(pb, id);
 		unsigned k = btf_kind(t);
 
 		if (k == BTF_KIND_VAR || k == BTF_KIND_DATASEC)
@@ -974,11 +1008,10 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 	pb->base = base;
 	pb->head = head;
 	pb->nr = btf_type_count(base);
-	pb->tp = mem_alloc((size_t)pb->nr * sizeof(*pb->tp));	/* every entry is set */
 	nwords = (pb->nr + 31) / 32;
 	inset = mem_array(nwords, sizeof(*inset));	/* S */
 	vd = mem_array(nwords, sizeof(*vd));		/* VAR and DATASEC ids */
-	if (!pb->tp || !inset || !vd || VEC_RESERVE(pending.v, pending.cap, 2 * (size_t)pb->nr))
+	if (pb_records(pb) || !inset || !vd)
 		goto fail;
 #define IN_S(x) (inset[(x) / 32] >> ((x) % 32) & 1)
 #define ADD_S(x) (inset[(x) / 32] |= 1u << ((x) % 32))
@@ -1009,16 +1042,11 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 			if (*f < pb->nr)
 				ADD_S(*f);
 	}
-	pb->tp[0] = (struct btf_type *)&void_rec;
 	for (id = 1; id < pb->nr; id++) {
-		/* the base's own records directly (a base of a base through the lookup) */
-		const struct btf_type *t = id >= base->start_id
-			? (const struct btf_type *)(base->types + base->index[id - base->start_id])
-			: btf_type_by_id(base, id);
+		const struct btf_type *t = pb_rec(pb, id);
 		unsigned k = btf_kind(t);
 		uint64_t h;
 
-		pb->tp[id] = (struct btf_type *)t;
 		if (k == BTF_KIND_VAR || k == BTF_KIND_DATASEC) {
 			vd[id / 32] |= 1u << (id % 32);
 			continue;
@@ -1060,7 +1088,7 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 				continue;
 			}
 			if (!all) {
-				all = !btf_field_iter_init(&it, pb->tp[x], BTF_FIELD_IDS);
+				all = !btf_field_iter_init(&it, pb_rec(pb, x), BTF_FIELD_IDS);
 				blocker = UINT32_MAX;	/* a reference out of range: never */
 				while (all && (f = btf_field_iter_next(&it)))
 					if (!(all = *f < pb->nr && IN_S(*f)) && *f < pb->nr)
@@ -1103,7 +1131,7 @@ static struct btf_dedup_base *pb_new_for(const struct btf *base, const struct bt
 			dtab_count_n(&pb->tab, n);
 			n = 0;
 			id = (uint32_t)(i * 32 + b);
-			t = pb->tp[id];
+			t = pb_rec(pb, id);
 			if (kind_hash(&tmp, t, &h)) {
 				err = diag_err(d, EINVAL, "dedup: base type %u has unknown kind %u", id,
 					       btf_kind(t));
@@ -2493,7 +2521,11 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 		pb = own_pb;
 	}
 	d.pb = pb;	/* NULL: a split run's own base table, made after the strings */
-	d.btp = pb ? pb->tp : NULL;
+	if (pb) {
+		d.btp = pb->tp;
+		d.bwords = pb->bwords;
+		d.bidx = pb->bidx;
+	}
 	/*
 	 * Strings first: the hashes computed by prep() use the final string
 	 * offsets (libbpf hashes after its string phase too), and the string
@@ -2509,6 +2541,8 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 			goto out;
 		d.pb = pb = own_pb;
 		d.btp = pb->tp;
+		d.bwords = pb->bwords;
+		d.bidx = pb->bidx;
 	}
 	d.owords = btf->types;
 	d.oidx = btf->index;
@@ -2589,11 +2623,8 @@ struct btf_dedup_stream *btf_dedup_stream_new(struct btf *btf, const struct btf_
 	if (VEC_RESERVE(s->tp, s->tp_cap, (size_t)btf->start_id + 1024))
 		goto nomem;
 	s->tp[0] = (struct btf_type *)&void_rec;
-	if (o->prepared_base && o->prepared_base->base == btf->base && btf->base)
-		memcpy(s->tp, o->prepared_base->tp, (size_t)btf->start_id * sizeof(*s->tp));
-	else
-		for (id = 1; id < btf->start_id; id++)
-			s->tp[id] = (struct btf_type *)btf_type_by_id(btf, id);
+	for (id = 1; id < btf->start_id; id++)
+		s->tp[id] = (struct btf_type *)btf_type_by_id(btf, id);
 	return s;
 nomem:
 	diag_err(d, ENOMEM, "dedup stream: out of memory");

@@ -58,7 +58,7 @@ static inline int should_fail(void)
 #endif
 #endif
 #ifndef BIG_MIN
-#define BIG_MIN		(4ul << 20)
+#define BIG_MIN		(256ul << 10)
 #endif
 
 static struct big {

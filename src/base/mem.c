@@ -46,7 +46,9 @@ static inline int should_fail(void)
  * memory leaves the RSS at once.  A registry tells mem_free() and
  * mem_realloc() which pointers are big blocks: the allocator's own state,
  * behind a lock that only 2 MiB-aligned pointers ever take (malloc
- * hardly ever returns one).
+ * hardly ever returns one).  From 256 KiB: a one-module run's arrays of
+ * a few hundred KB (indexes and maps over the base's ids) cost a fault
+ * each instead of one per page, which is worth the rest of the 2 MiB.
  */
 #define HPAGE		(2ul << 20)
 #define BIG_SLOTS	256

@@ -5,7 +5,7 @@
  * reaches every call site.  They never abort: callers check for NULL and
  * return -ENOMEM.
  *
- * Blocks of 4 MiB and more are mapped on their own, 2 MiB-aligned, with
+ * Blocks of 256 KiB and more are mapped on their own, 2 MiB-aligned, with
  * transparent huge pages advised, grown by moving pages (mremap) and
  * unmapped on free (see mem.c); callers see no difference.  Sanitizer
  * builds (ASan) keep them in malloc so that bounds stay checked.

@@ -5,7 +5,7 @@
  * reaches every call site.  They never abort: callers check for NULL and
  * return -ENOMEM.
  *
- * Blocks of 256 KiB and more are mapped on their own, 2 MiB-aligned, with
+ * Blocks of 4 MiB and more are mapped on their own, 2 MiB-aligned, with
  * transparent huge pages advised, grown by moving pages (mremap) and
  * unmapped on free (see mem.c); callers see no difference.  Sanitizer
  * builds (ASan) keep them in malloc so that bounds stay checked.
@@ -19,6 +19,11 @@ void *mem_alloc(size_t n);
 void *mem_zalloc(size_t n);
 void *mem_realloc(void *p, size_t n);
 void *mem_array(size_t nmemb, size_t size);	/* zeroed, overflow-checked */
+/*
+ * Zeroed, for an array that will be touched throughout (indexes and maps
+ * over type ids): a huge-page block already from 64 KiB.
+ */
+void *mem_huge(size_t n);
 void mem_free(void *p);
 char *mem_strdup(const char *s);
 

@@ -2568,8 +2568,9 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 	}
 	d.owords = btf->types;
 	d.oidx = btf->index;
-	d.map = mem_array((size_t)MAX(d.nr_all, 1), sizeof(*d.map));
-	d.hypot = mem_array((size_t)MAX(d.nr_all, 1), sizeof(*d.hypot));
+	/* zeroed is the starting state (see MAPV); touched all over */
+	d.map = mem_huge((size_t)MAX(d.nr_all, 1) * sizeof(*d.map));
+	d.hypot = mem_huge((size_t)MAX(d.nr_all, 1) * sizeof(*d.hypot));
 	if (!d.map || !d.hypot ||
 	    dtab_init(&d.tab, 0, &pb->tab)) {
 		err = diag_err(diag, ENOMEM, "dedup: out of memory for %u types", d.nr_all);

@@ -457,6 +457,7 @@ struct btf_dedup_base {
 	struct base_strs bs[8];		/* string lookup per base level */
 	size_t nb;
 	bool strs_ready;
+	bool borrowed;			/* tab and names point into an image (btf_dedup_base_load) */
 };
 
 struct dedup {
@@ -884,10 +885,12 @@ void btf_dedup_base_free(struct btf_dedup_base *pb)
 		return;
 	mem_free(pb->tp);
 	mem_free(pb->hash);
-	dtab_free(&pb->tab);
-	mem_free(pb->names.key);
-	mem_free(pb->names.val);
-	mem_free(pb->names.used);
+	if (!pb->borrowed) {
+		dtab_free(&pb->tab);
+		mem_free(pb->names.key);
+		mem_free(pb->names.val);
+		mem_free(pb->names.used);
+	}
 	for (i = 0; i < pb->nb; i++)
 		if (pb->bs[i].own)
 			strset_free(&pb->bs[i].priv);
@@ -952,6 +955,124 @@ struct btf_dedup_base *btf_dedup_base_new(const struct btf *base, const struct b
 	int err;
 
 	return pb_new(base, o, !o || !o->keep_strings, &err, d);
+}
+
+/* ---- the prepared base as a flat image (btf_dedup_base_save/_load) ---- */
+
+#define PB_IMAGE_MAGIC	0x3162706366746231ull	/* "1btfcpb1" */
+
+struct pb_image {
+	uint64_t magic;
+	uint32_t nr, head, tab_nslots, tab_n, names_nslots, pad;
+	uint64_t tab_ngroups, lb_sz, lb_cap;
+	uint32_t lb_bits, parity;
+	/* then: dslot[tab_nslots]; e_id, e_next, e_prev, e_aux [tab_n];
+	 * names key, val [names_nslots]; used [names_nslots] (8-aligned parts) */
+};
+
+static size_t al8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* Size of the image, or 0 if pb cannot be saved. */
+static size_t pb_image_size(uint64_t tab_nslots, uint64_t tab_n, uint64_t names_nslots)
+{
+	return sizeof(struct pb_image) + tab_nslots * sizeof(struct dslot) +
+	       al8(tab_n * 4) * 4 + al8(names_nslots * 4) * 2 + al8(names_nslots);
+}
+
+size_t btf_dedup_base_save(const struct btf_dedup_base *pb, void *dst, size_t cap)
+{
+	size_t need;
+	struct pb_image h = { 0 };
+	uint8_t *p = dst;
+
+	/* only what a run of the encoder (kept strings, a one-level base) uses */
+	if (!pb || pb->tp || pb->strs_ready || pb->tab.base)
+		return 0;
+	need = pb_image_size(pb->tab.nslots, pb->tab.n, pb->names.nslots);
+	if (!dst || cap < need)
+		return need;
+	h.magic = PB_IMAGE_MAGIC;
+	h.nr = pb->nr;
+	h.head = pb->head;
+	h.tab_nslots = (uint32_t)pb->tab.nslots;
+	h.tab_n = (uint32_t)pb->tab.n;
+	h.names_nslots = (uint32_t)pb->names.nslots;
+	h.tab_ngroups = pb->tab.ngroups;
+	h.lb_sz = pb->tab.lb_sz;
+	h.lb_cap = pb->tab.lb_cap;
+	h.lb_bits = pb->tab.lb_bits;
+	h.parity = pb->tab.parity;
+	memset(dst, 0, need);
+	memcpy(p, &h, sizeof(h));
+	p += sizeof(h);
+#define PUT(src, n, sz) do { if (n) memcpy(p, (src), (size_t)(n) * (sz)); p += al8((size_t)(n) * (sz)); } while (0)
+	PUT(pb->tab.slots, pb->tab.nslots, sizeof(struct dslot));
+	PUT(pb->tab.e_id, pb->tab.n, 4);
+	PUT(pb->tab.e_next, pb->tab.n, 4);
+	PUT(pb->tab.e_prev, pb->tab.n, 4);
+	PUT(pb->tab.e_aux, pb->tab.n, 4);
+	PUT(pb->names.key, pb->names.nslots, 4);
+	PUT(pb->names.val, pb->names.nslots, 4);
+	PUT(pb->names.used, pb->names.nslots, 1);
+#undef PUT
+	return need;
+}
+
+struct btf_dedup_base *btf_dedup_base_load(const struct btf *base, const void *img, size_t len,
+					   struct diag *d)
+{
+	struct btf_dedup_base *pb;
+	struct pb_image h;
+	const uint8_t *p = img;
+
+	if (len < sizeof(h) || ((uintptr_t)img & 7)) {
+		diag_err(d, EINVAL, "dedup: prepared base image: truncated or misaligned");
+		return NULL;
+	}
+	memcpy(&h, p, sizeof(h));
+	if (h.magic != PB_IMAGE_MAGIC || !base || base->start_id != 1 ||
+	    h.nr != btf_type_count(base) || h.head > 1 ||
+	    pb_image_size(h.tab_nslots, h.tab_n, h.names_nslots) != len ||
+	    !h.tab_nslots || (h.tab_nslots & (h.tab_nslots - 1)) ||
+	    (h.names_nslots & (h.names_nslots - 1))) {
+		diag_err(d, EINVAL, "dedup: prepared base image does not match the base");
+		return NULL;
+	}
+	if (!(pb = mem_zalloc(sizeof(*pb)))) {
+		diag_err(d, ENOMEM, "dedup: out of memory");
+		return NULL;
+	}
+	pb->base = base;
+	pb->head = h.head;
+	pb->nr = h.nr;
+	pb->borrowed = true;
+	if (pb_records(pb)) {	/* a one-level base: no table to allocate */
+		btf_dedup_base_free(pb);
+		return NULL;
+	}
+	p += sizeof(h);
+#define GET(dst, n, sz) do { (dst) = (void *)p; p += al8((size_t)(n) * (sz)); } while (0)
+	GET(pb->tab.slots, h.tab_nslots, sizeof(struct dslot));
+	GET(pb->tab.e_id, h.tab_n, 4);
+	GET(pb->tab.e_next, h.tab_n, 4);
+	GET(pb->tab.e_prev, h.tab_n, 4);
+	GET(pb->tab.e_aux, h.tab_n, 4);
+	GET(pb->names.key, h.names_nslots, 4);
+	GET(pb->names.val, h.names_nslots, 4);
+	GET(pb->names.used, h.names_nslots, 1);
+#undef GET
+	pb->tab.nslots = h.tab_nslots;
+	pb->tab.n = pb->tab.cap = h.tab_n;
+	pb->tab.ngroups = (size_t)h.tab_ngroups;
+	pb->tab.lb_sz = (size_t)h.lb_sz;
+	pb->tab.lb_cap = (size_t)h.lb_cap;
+	pb->tab.lb_bits = h.lb_bits;
+	pb->tab.parity = h.parity;
+	pb->names.nslots = h.names_nslots;
+	return pb;
 }
 
 /*

@@ -100,6 +100,19 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 struct btf_dedup_base *btf_dedup_base_new(const struct btf *base, const struct btf_dedup_opts *o,
 					  struct diag *d);
 void btf_dedup_base_free(struct btf_dedup_base *pb);
+/*
+ * The prepared base as a flat image, for a cache that outlives the process
+ * (cli/base_cache.c): save writes it to dst (cap bytes, 8-aligned) and
+ * returns its size (needing more than cap: nothing written; 0: this base
+ * cannot be saved: a split base or one with string indexes, i.e. not
+ * made with keep_strings).  load borrows an image (which must outlive the
+ * result and stay unchanged) for the same base: it checks the image's
+ * shape against the base, not its contents, which the caller vouches for
+ * (a checksum).  NULL on error (d says why).
+ */
+size_t btf_dedup_base_save(const struct btf_dedup_base *pb, void *dst, size_t cap);
+struct btf_dedup_base *btf_dedup_base_load(const struct btf *base, const void *img, size_t len,
+					   struct diag *d);
 
 /*
  * Streaming reduction, for an encoder that appends compile units one by

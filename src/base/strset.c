@@ -19,9 +19,11 @@ static int rehash(struct strset *s, size_t nslots)
 			;
 		slots[j] = s->slots[i];
 	}
-	mem_free(s->slots);
+	if (!s->slots_borrowed)
+		mem_free(s->slots);
 	s->slots = slots;
 	s->nslots = nslots;
+	s->slots_borrowed = false;
 	return 0;
 }
 
@@ -41,16 +43,18 @@ void strset_free(struct strset *s)
 {
 	if (!s->borrowed)
 		mem_free(s->data);
-	mem_free(s->slots);
+	if (!s->slots_borrowed)
+		mem_free(s->slots);
 	memset(s, 0, sizeof(*s));
 }
 
 static int64_t lookup(const struct strset *s, const char *str, size_t len, uint32_t h,
 		      size_t *slot)
 {
-	size_t j;
+	size_t j, n = 0;
 
-	for (j = h & (s->nslots - 1); s->slots[j].off1; j = (j + 1) & (s->nslots - 1)) {
+	for (j = h & (s->nslots - 1); s->slots[j].off1 && n++ < s->nslots;
+	     j = (j + 1) & (s->nslots - 1)) {
 		uint32_t off = s->slots[j].off1 - 1;
 
 		if (s->slots[j].hash == h && off + len < s->len &&
@@ -87,6 +91,12 @@ static int64_t insert(struct strset *s, const char *str, size_t len, uint32_t h,
 		return -ENOENT;
 	if (s->len + len + 1 > 0x7fffffffu)
 		return -E2BIG;
+	if (s->slots_borrowed) {	/* copy on first write: the index, then the data */
+		if (rehash(s, s->nslots * 2))	/* room even if the borrowed one was full */
+			return -ENOMEM;
+		if (lookup(s, str, len, h, &slot) >= 0)
+			return -EINVAL;	/* cannot be: it was not there before */
+	}
 	if (s->borrowed) {	/* copy on first write */
 		char *p = mem_alloc(s->len + len + 1);
 
@@ -126,6 +136,18 @@ void strset_borrow(struct strset *s, const char *data, size_t len)
 	s->data = (char *)data;
 	s->len = len;
 	s->borrowed = true;
+}
+
+void strset_borrow_indexed(struct strset *s, const char *data, size_t len,
+			   const struct strset_slot *slots, size_t nslots, size_t count)
+{
+	strset_borrow(s, data, len);
+	if (!nslots || (nslots & (nslots - 1)))
+		return;	/* no usable index: lookups find nothing */
+	s->slots = (struct strset_slot *)slots;
+	s->nslots = nslots;
+	s->count = count;
+	s->slots_borrowed = true;
 }
 
 int strset_index(struct strset *s)

@@ -21,6 +21,7 @@ struct strset {
 	struct strset_slot *slots;	/* open addressing (one miss per probe) */
 	size_t nslots, count;
 	bool borrowed;		/* data points into memory the set does not own */
+	bool slots_borrowed;	/* ... and so do the slots (strset_borrow_indexed) */
 };
 
 /* Empty set; if with_empty, "" is added first at offset 0. */
@@ -33,6 +34,15 @@ int strset_init_from(struct strset *s, const char *data, size_t len);
  * valid and unchanged while the set lives; the first strset_add() copies it.
  */
 void strset_borrow(struct strset *s, const char *data, size_t len);
+/*
+ * Borrow a section and an index made for it earlier (a cache of the
+ * slots strset_index() built): lookups check every offset against the
+ * section and never probe more than nslots (a power of two) slots, so a
+ * wrong index gives wrong answers, never a wrong access.  Both must stay
+ * valid while the set lives; the first strset_add() copies them.
+ */
+void strset_borrow_indexed(struct strset *s, const char *data, size_t len,
+			   const struct strset_slot *slots, size_t nslots, size_t count);
 /* Build the lookup index over the current strings (no-op if there is one). */
 int strset_index(struct strset *s);
 void strset_free(struct strset *s);

@@ -81,7 +81,8 @@ void btf_free(struct btf *btf)
 		return;
 	if (!btf->types_borrowed)
 		mem_free(btf->types);
-	mem_free(btf->index);
+	if (!btf->index_borrowed)
+		mem_free(btf->index);
 	mem_free(btf->layout);
 	strset_free(&btf->strs);
 	if (btf->release)
@@ -93,6 +94,16 @@ int btf_own(struct btf *btf)
 {
 	uint32_t *t;
 
+	if (btf->index_borrowed) {
+		uint32_t *ix = mem_alloc(MAX(btf->nr_types, 1u) * 4);
+
+		if (!ix)
+			return diag_err(&btf->err, ENOMEM, "out of memory copying the index");
+		memcpy(ix, btf->index, (size_t)btf->nr_types * 4);
+		btf->index = ix;
+		btf->index_cap = MAX(btf->nr_types, 1u);
+		btf->index_borrowed = false;
+	}
 	if (!btf->types_borrowed)
 		return 0;
 	t = mem_alloc(MAX(btf->types_len, (size_t)1) * 4);

@@ -172,6 +172,7 @@ struct btf {
 	struct diag err;		/* first builder error */
 	bool types_borrowed;		/* types point into the parsed blob (BTF_PARSE_BORROW) */
 	bool types_inplace;		/* ... and may be written there (BTF_PARSE_WRITABLE) */
+	bool index_borrowed;		/* index belongs to the caller (btf_parse_known) */
 	bool defer_base_strs;		/* btf_add_str skips the base (btf_defer_base_strs) */
 	void (*release)(void *);	/* btf_free() calls release(release_ctx) last */
 	void *release_ctx;
@@ -371,6 +372,30 @@ int btf_parse(const void *data, size_t len, const struct btf *base, struct btf *
 	      struct diag *d);
 int btf_parse_flags(const void *data, size_t len, const struct btf *base, unsigned flags,
 		    struct btf **out, struct diag *d);
+/*
+ * What a parse learns that a later parse of the same bytes can reuse: the
+ * record index and the string lookup slots (NULL/0 unless the BTF has a
+ * string index).  btf_known_of() fills it from a parsed base BTF (no
+ * base of its own, native order); the pointers stay valid while btf does.
+ */
+struct btf_known {
+	const uint32_t *index;
+	uint32_t nr_types;
+	const struct strset_slot *str_slots;
+	size_t str_nslots, str_count;
+};
+int btf_known_of(const struct btf *btf, struct btf_known *k);
+/*
+ * Parse bytes that an earlier btf_parse_flags() accepted, with what it
+ * learnt (a cache that outlives the process, keyed by the file's
+ * identity): header and section bounds are checked, records and strings
+ * are not, and the index (which must match: every entry inside the type
+ * section, ascending) and slots are borrowed, not built.  A base BTF in
+ * native order only; borrowed like BTF_PARSE_BORROW.  k's arrays must
+ * outlive the result.
+ */
+int btf_parse_known(const void *data, size_t len, const struct btf_known *k, struct btf **out,
+		    struct diag *d);
 /* Decode a header of either byte order (host-order result).  0 or -errno. */
 int btf_parse_header(const void *data, size_t len, struct btf_header *h, bool *swapped,
 		     struct diag *d);

@@ -420,6 +420,64 @@ fail:
 	return err;
 }
 
+int btf_known_of(const struct btf *btf, struct btf_known *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (btf->base || btf->endian != btf_host_endian() || btf->layout)
+		return -EINVAL;
+	k->index = btf->index;
+	k->nr_types = btf->nr_types;
+	if (btf->strs.nslots) {
+		k->str_slots = btf->strs.slots;
+		k->str_nslots = btf->strs.nslots;
+		k->str_count = btf->strs.count;
+	}
+	return 0;
+}
+
+int btf_parse_known(const void *data, size_t len, const struct btf_known *k, struct btf **out,
+		    struct diag *d)
+{
+	const uint8_t *p = data, *src;
+	struct btf_header h;
+	struct btf *btf;
+	size_t nwords;
+	uint32_t i;
+	bool sw;
+	int err;
+
+	*out = NULL;
+	if ((err = btf_parse_header(data, len, &h, &sw, d)) ||
+	    (err = check_sections(&h, len, false, d)))
+		return err;
+	nwords = h.type_len / 4;
+	src = p + h.hdr_len + h.type_off;
+	if (sw || ((uintptr_t)src % 4) || h.hdr_len != BTF_HDR_LEN || !k->index)
+		return diag_err(d, EINVAL, "known parse: not a native-order base BTF");
+	/* an index for other bytes must not send a reader out of the section */
+	for (i = 0; i < k->nr_types; i++)
+		if (k->index[i] + 3 > nwords || (i && k->index[i] <= k->index[i - 1]))
+			return diag_err(d, EINVAL, "known parse: the index does not fit the types");
+	if (!(btf = mem_zalloc(sizeof(*btf))))
+		return diag_err(d, ENOMEM, "out of memory");
+	btf->start_id = 1;
+	btf->endian = btf_host_endian();
+	btf->hdr_len = h.hdr_len;
+	btf->types = (uint32_t *)src;
+	btf->types_borrowed = true;
+	btf->types_len = nwords;
+	btf->index = (uint32_t *)k->index;
+	btf->index_borrowed = true;
+	btf->nr_types = btf->index_cap = k->nr_types;
+	btf->last_type_kind = -1;
+	if (btf->nr_types)
+		btf->last_type_kind = (int)btf_kind(btf_type_by_id(btf, btf->nr_types));
+	strset_borrow_indexed(&btf->strs, (const char *)p + h.hdr_len + h.str_off, h.str_len,
+			      k->str_slots, k->str_nslots, k->str_count);
+	*out = btf;
+	return 0;
+}
+
 int btf_parse(const void *data, size_t len, const struct btf *base, struct btf **out,
 	      struct diag *d)
 {

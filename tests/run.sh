@@ -6,7 +6,9 @@ cd "$(dirname "$0")/.."
 : "${BTFC:=build/btfc}" "${UNIT:=build/unit-tests}"
 export BTFC
 RESULTS=$(mktemp); export RESULTS
-trap 'rm -f "$RESULTS"' EXIT
+# The base cache of one-module encodes: the suite's own, not the user's.
+BTFC_CACHE_DIR=$(mktemp -d); export BTFC_CACHE_DIR
+trap 'rm -f "$RESULTS"; rm -rf "$BTFC_CACHE_DIR"' EXIT
 unit_out=$("$UNIT" 2>&1); echo "$unit_out" | grep -v '^unit:' || true
 line=$(echo "$unit_out" | grep '^unit:' | tail -1)
 up=$(echo "$line" | sed -nE 's/^unit: ([0-9]+) passed.*/\1/p'); up=${up:-0}

@@ -51,6 +51,43 @@ echo 'int x;' | gcc -x c -c - -o "$WORK/nodebug.o"
 check_fails "no DWARF is an error (object)" "nodebug.o: no DWARF" "$BTFC" encode "$WORK/nodebug.o" -o "$WORK/x.btf"
 [ -e "$WORK/x.btf" ] && fail "failed encode left an output file" || pass "failed encode leaves no output"
 
+# The base cache: a one-module encode on a base keeps the base's index and
+# dedup tables in BTFC_CACHE_DIR; later runs on the same base file map them.
+# Same bytes cold, warm, without the cache, and after the cache file is
+# damaged; another file (same bytes) is another entry.
+cache_runs() { # cache_runs BASE MODULE OUT_PREFIX: no cache, cold, warm
+	BTFC_CACHE_DIR= "$BTFC" encode -j1 --base "$1" "$2" -o "$3.none" &&
+	BTFC_CACHE_DIR=$WORK/cache "$BTFC" encode -j1 --base "$1" "$2" -o "$3.cold" &&
+	BTFC_CACHE_DIR=$WORK/cache "$BTFC" encode -j1 --base "$1" "$2" -o "$3.warm" &&
+	cmp "$3.none" "$3.cold" && cmp "$3.none" "$3.warm"
+}
+gcc -g -O2 -DPAHOLE_SAFE -c "$SRC" -o "$WORK/cb.o" && "$BTFC" encode "$WORK/cb.o" -o "$WORK/cb.btf"
+gcc -g -O2 -c "$ROOT/tests/fixtures/layout.c" -o "$WORK/cm.o"
+rm -rf "$WORK/cache"
+check "base cache: same bytes without, cold and warm" cache_runs "$WORK/cb.btf" "$WORK/cm.o" "$WORK/cm"
+[ "$(ls "$WORK/cache" | wc -l)" = 1 ] && pass "base cache: one file per base" ||
+	fail "base cache: one file per base ($(ls "$WORK/cache" | wc -l))"
+cf=$(ls "$WORK"/cache/base-* 2>/dev/null | head -1)
+if [ -n "$cf" ]; then
+	cp "$cf" "$WORK/cache.good"
+	python3 -c 'import sys; p=sys.argv[1]; d=bytearray(open(p,"rb").read()); d[len(d)//2] ^= 0x41; open(p,"wb").write(d)' "$cf"
+	BTFC_CACHE_DIR=$WORK/cache "$BTFC" encode -j1 --base "$WORK/cb.btf" "$WORK/cm.o" -o "$WORK/cm.dmg" &&
+	check "base cache: a damaged cache file is not used" cmp "$WORK/cm.none" "$WORK/cm.dmg"
+	check "base cache: ... and is written again" cmp "$cf" "$WORK/cache.good"
+	head -c 1000 "$WORK/cache.good" > "$cf"
+	BTFC_CACHE_DIR=$WORK/cache "$BTFC" encode -j1 --base "$WORK/cb.btf" "$WORK/cm.o" -o "$WORK/cm.trunc" &&
+	check "base cache: a truncated cache file is not used" cmp "$WORK/cm.none" "$WORK/cm.trunc"
+fi
+cp "$WORK/cb.btf" "$WORK/cb2.btf"
+BTFC_CACHE_DIR=$WORK/cache "$BTFC" encode -j1 --base "$WORK/cb2.btf" "$WORK/cm.o" -o "$WORK/cm.other" &&
+check "base cache: another base file, same bytes" cmp "$WORK/cm.none" "$WORK/cm.other"
+[ "$(ls "$WORK/cache" | wc -l)" = 2 ] && pass "base cache: another file is another entry" ||
+	fail "base cache: another file is another entry"
+mkdir -p "$WORK/ro-cache" && chmod 500 "$WORK/ro-cache"
+BTFC_CACHE_DIR=$WORK/ro-cache/sub "$BTFC" encode -j1 --base "$WORK/cb.btf" "$WORK/cm.o" -o "$WORK/cm.ro" &&
+check "base cache: an unusable cache directory is no cache" cmp "$WORK/cm.none" "$WORK/cm.ro"
+chmod 700 "$WORK/ro-cache"
+
 # In place: .BTF added (or replaced) through a temp file; every other
 # section keeps its bytes; the object still links; mode is kept.
 sections_same() { # sections_same A B: every section of A has the same bytes in B, except .BTF/.shstrtab
@@ -140,6 +177,18 @@ if C=$(BTFC_NO_FETCH=${BTFC_NO_FETCH:-} "$ROOT/scripts/corpus.sh" 2>/dev/null); 
 	done < "$WORK/list"
 	[ $ok = 1 ] && pass "batch output byte-identical to single runs" ||
 		fail "batch output byte-identical to single runs"
+	# The base cache on vmlinux.btf: cold, warm, and none give the same bytes,
+	# for btfc encode and for the pahole front end.
+	rm -rf "$WORK/cache"
+	ok=1
+	while read -r m; do cache_runs "$C/vmlinux.btf" "$m" "$WORK/cache-m" > /dev/null || ok=0; done < "$WORK/list"
+	[ $ok = 1 ] && pass "base cache on vmlinux.btf: same bytes without, cold and warm" ||
+		fail "base cache on vmlinux.btf: same bytes without, cold and warm"
+	m=$(head -1 "$WORK/list")
+	BTFC_CACHE_DIR=$WORK/cache "$BTFC" pahole -J --btf_gen_floats --lang_exclude=rust \
+		--btf_base "$C/vmlinux.btf" --btf_encode_detached="$WORK/cache-p.btf" "$m" &&
+	check "base cache: the pahole front end (warm) gives the same bytes" \
+		cmp "$WORK/cache-p.btf" "$WORK/single/$(basename "$m").btf"
 
 	# Distilled base: .BTF.base + .BTF relocated onto the same vmlinux is the
 	# plain split BTF again, once both get the same second dedup pass against

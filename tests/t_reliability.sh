@@ -87,7 +87,10 @@ inject() {
 inject "alloc: encode -o" "$WORK/types.o" out "$BTFC" encode -j1 @IN -o @OUT
 inject "alloc: encode -j2 -o" "$WORK/types.o" out "$BTFC" encode -j2 @IN -o @OUT
 inject "alloc: encode in place" "$WORK/types.o" = "$BTFC" encode -j1 @IN
-inject "alloc: encode split on --base" "$WORK/layout.o" out "$BTFC" encode -j1 --base "$WORK/types.btf" @IN -o @OUT
+inject "alloc: encode split on --base" "$WORK/layout.o" out env BTFC_CACHE_DIR= "$BTFC" encode -j1 --base "$WORK/types.btf" @IN -o @OUT
+inject "alloc: encode split on --base, cold cache" "$WORK/layout.o" out "$ROOT/tests/tools/cold-cache.sh" "$BTFC" encode -j1 --base "$WORK/types.btf" @IN -o @OUT
+BTFC_CACHE_DIR=$WORK/warm "$BTFC" encode -j1 --base "$WORK/types.btf" "$WORK/layout.o" -o "$WORK/warm.btf"
+inject "alloc: encode split on --base, warm cache" "$WORK/layout.o" out env BTFC_CACHE_DIR="$WORK/warm" "$BTFC" encode -j1 --base "$WORK/types.btf" @IN -o @OUT
 inject "alloc: dwarf --stats" "$WORK/types.o" - "$BTFC" dwarf --stats -j1 @IN
 inject "alloc: dwarf DIE dump" "$WORK/layout.o" - "$BTFC" dwarf @IN
 inject "alloc: dump raw" "$WORK/types.btf" - "$BTFC" dump @IN

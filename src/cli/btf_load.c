@@ -31,6 +31,7 @@ struct cli_blob {
 	struct belf *elf;
 	void *heap;
 	bool writable;		/* the bytes may be changed (private mapping or heap) */
+	uint64_t off;		/* of the BTF bytes in the file */
 };
 
 void cli_blob_release(void *ctx)
@@ -112,6 +113,7 @@ static int blob_open(const char *path, bool writable, struct cli_blob **out, con
 		}
 		if ((err = belf_raw(b->elf, idx, &s, d)))
 			goto fail;
+		b->off = belf_section(b->elf, idx)->offset;
 		*data = s.p;
 		*len = s.len;
 		*out = b;
@@ -157,6 +159,11 @@ int cli_blob_open(const char *path, struct cli_blob **out, const void **data, si
 		  struct diag *d)
 {
 	return blob_open(path, false, out, data, len, d);
+}
+
+uint64_t cli_blob_offset(const struct cli_blob *b)
+{
+	return b->off;
 }
 
 int cli_btf_blob(const char *path, void **data, size_t *len, struct diag *d)

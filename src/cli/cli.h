@@ -45,6 +45,8 @@ struct cli_blob;
 int cli_blob_open(const char *path, struct cli_blob **b, const void **data, size_t *len,
 		  struct diag *d);
 void cli_blob_release(void *b);
+/* Where the BTF bytes of a blob start in its file. */
+uint64_t cli_blob_offset(const struct cli_blob *b);
 /*
  * Parse path's BTF (split on base if not NULL) with btf_parse_flags(flags),
  * borrowing the mapped blob, which btf_free() releases.  Parse errors are

@@ -12,6 +12,8 @@
 #include "base/file.h"
 #include "base/mem.h"
 #include "base/pool.h"
+#include "btf/dedup.h"
+#include "cli/base_cache.h"
 #include "cli/cli.h"
 #include "encode/encode.h"
 
@@ -37,7 +39,9 @@ static const char usage_text[] =
 	"  --stats                print per-phase times and counts to stderr\n"
 	"  -v, --verbose          notes about what was dropped or degraded, and why\n"
 	"  With several inputs (batch mode) the base is loaded once, inputs are encoded\n"
-	"  in parallel, each exactly as alone; -o then names a directory (OUT/NAME.btf).\n";
+	"  in parallel, each exactly as alone; -o then names a directory (OUT/NAME.btf).\n"
+	"  One input on --base uses the base cache: $BTFC_CACHE_DIR (empty: off), else\n"
+	"  $XDG_CACHE_HOME/btfc or ~/.cache/btfc; the same bytes with or without it.\n";
 
 static void log_line(void *ctx, const char *line)
 {
@@ -266,6 +270,7 @@ int cmd_encode(int argc, char **argv)
 	struct enc_opts o;
 	struct enc_stats st;
 	struct btf *base = NULL;
+	struct btf_dedup_base *pb = NULL;
 	struct diag d;
 	bool stats = false;
 	char **paths = NULL;
@@ -328,16 +333,19 @@ int cmd_encode(int argc, char **argv)
 	}
 	diag_clear(&d);
 	/*
-	 * One module: the encoder resolves its strings against the base in one
-	 * pass (no index of the base's strings); a batch indexes them once.
+	 * A batch prepares the base once (with an index of its strings).  One
+	 * module takes the base and its prepared tables from the base cache,
+	 * or else resolves its strings against the base in one pass and
+	 * prepares only the part of the base it can match.
 	 */
-	if (base_path && (err = cli_btf_parse_file(base_path, NULL,
-						   npaths > 1 || list ? 0 : BTF_PARSE_NO_STR_INDEX,
-						   &base, &d))) {
+	if (base_path && (err = npaths > 1 || list
+				    ? cli_btf_parse_file(base_path, NULL, 0, &base, &d)
+				    : base_cache_load(base_path, &base, &pb, &d))) {
 		cli_report(&d, err);
 		status = EXIT_ERR;
 		goto out;
 	}
+	o.dedup_base = pb;
 	if (npaths > 1 || list) {
 		/* -o names a directory: OUT/<name>.btf per input. */
 		status = run_batch(paths, npaths, output, base, &o, o.jobs);
@@ -367,6 +375,7 @@ out:
 	for (i = 0; i < npaths; i++)
 		mem_free(paths[i]);
 	mem_free(paths);
+	btf_dedup_base_free(pb);
 	btf_free(base);
 	return status;
 }

@@ -29,6 +29,8 @@
 #include "base/mem.h"
 #include "base/pool.h"
 #include "btf/btf.h"
+#include "btf/dedup.h"
+#include "cli/base_cache.h"
 #include "cli/cli.h"
 #include "cli/pahole.h"
 #include "dwarf/consts.h"
@@ -657,6 +659,7 @@ static int run_encode(struct pahole_opts *po)
 	struct enc_opts o;
 	struct enc_stats st;
 	struct btf *base = NULL;
+	struct btf_dedup_base *pb = NULL;
 	struct diag d;
 	char notes[4096];
 	int err;
@@ -672,13 +675,14 @@ static int run_encode(struct pahole_opts *po)
 	o.log = pahole_log;
 	o.log_ctx = NULL;
 	diag_clear(&d);
-	/* one module: its strings are resolved against the base without indexing it */
-	if (po->btf_base &&
-	    (err = cli_btf_parse_file(po->btf_base, NULL, BTF_PARSE_NO_STR_INDEX, &base, &d))) {
+	/* one module: the base and its dedup tables from the base cache, when it has them */
+	if (po->btf_base && (err = base_cache_load(po->btf_base, &base, &pb, &d))) {
 		cli_report(&d, err);
 		return EXIT_ERR;
 	}
+	o.dedup_base = pb;
 	err = btf_encode_file(po->files[0], po->detached, base, &o, &st, &d);
+	btf_dedup_base_free(pb);
 	btf_free(base);
 	fflush(stdout);
 	if (err) {

@@ -61,11 +61,21 @@ done < "$C/modules.txt"
 echo "     modules: $eq EQUAL, $ne DIFFERENT"
 [ $ne = 0 ] && ok "all modules graph-equal to Debian's" || bad "$ne modules differ"
 
-# One process per module gives the same bytes as the batch.
-xargs -P2 -a "$C/modules.txt" -I{} sh -c '"$0" encode -j1 --base "$1" "{}" -o "$2/$(basename "{}").btf"' \
+# One process per module gives the same bytes as the batch: with the base
+# cache (a fresh one: the first module builds it), and without it.
+BTFC_CACHE_DIR=$W/cache xargs -P2 -a "$C/modules.txt" -I{} \
+	sh -c '"$0" encode -j1 --base "$1" "{}" -o "$2/$(basename "{}").btf"' \
 	"$BTFC" "$C/vmlinux.btf" "$W/one" || bad "per-module encode"
 diffs=0; while read -r m; do cmp -s "$W/one/$(basename "$m").btf" "$W/batch/$(basename "$m").btf" || diffs=$((diffs+1)); done < "$C/modules.txt"
-[ $diffs = 0 ] && ok "batch -j2 byte-identical to one-at-a-time for every module" || bad "$diffs modules differ between batch and single"
+[ $diffs = 0 ] && ok "batch -j2 byte-identical to one-at-a-time (base cache) for every module" ||
+	bad "$diffs modules differ between batch and single"
+rm -rf "$W/one"; mkdir "$W/one"
+BTFC_CACHE_DIR= xargs -P2 -a "$C/modules.txt" -I{} \
+	sh -c '"$0" encode -j1 --base "$1" "{}" -o "$2/$(basename "{}").btf"' \
+	"$BTFC" "$C/vmlinux.btf" "$W/one" || bad "per-module encode without the cache"
+diffs=0; while read -r m; do cmp -s "$W/one/$(basename "$m").btf" "$W/batch/$(basename "$m").btf" || diffs=$((diffs+1)); done < "$C/modules.txt"
+[ $diffs = 0 ] && ok "batch -j2 byte-identical to one-at-a-time (no cache) for every module" ||
+	bad "$diffs modules differ between batch and single without the cache"
 
 # 50 modules: base + split as one blob passes BPF_BTF_LOAD.
 if "$O/btf-load" --probe >/dev/null 2>&1; then

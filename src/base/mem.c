@@ -51,6 +51,16 @@ static inline int should_fail(void)
  * throughout) then cost a fault each instead of one per page, which is
  * worth the rest of the 2 MiB; for everything else that rounding would
  * add up (vmlinux: +20 MB RSS with 256 KiB as the general threshold).
+ *
+ * Freed big blocks of up to POOL_BLOCK bytes are kept (up to POOL_BYTES
+ * in all) and handed out again, best fit, instead of being unmapped: a
+ * batch run frees and asks again for the same few blocks once per module
+ * (dedup's maps over the base's ids), and a kept block costs neither an
+ * munmap (a TLB shootdown on every CPU that ran the process) nor the
+ * faults of fresh pages; zeroed allocations clear what they ask for.
+ * mem_trim() unmaps the kept blocks.  This also keeps the address ranges
+ * of huge-page blocks out of reuse by the module files a batch maps
+ * while other threads free (see ARCHITECTURE.md, Memory).
  */
 #define HPAGE		(2ul << 20)
 #define BIG_SLOTS	256
@@ -68,10 +78,17 @@ static inline int should_fail(void)
 #define HUGE_MIN	BIG_MIN
 #endif
 
-static struct big {
+#define POOL_SLOTS	8
+#define POOL_BLOCK	(16ul << 20)
+#define POOL_BYTES	(32ul << 20)
+
+struct big {
 	void *p;
 	size_t len;		/* mapped bytes, a multiple of HPAGE */
-} big_reg[BIG_SLOTS];
+};
+static struct big big_reg[BIG_SLOTS];
+static struct big pool[POOL_SLOTS];	/* freed blocks kept for reuse; big_lock */
+static size_t pool_bytes;
 static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static size_t hpage_round(size_t n)
@@ -114,16 +131,68 @@ static inline int maybe_big(const void *p)
 	return p && ((uintptr_t)p & (HPAGE - 1)) == 0;
 }
 
-/* A new big block of at least n bytes, or NULL (the caller falls back to malloc). */
-static void *big_alloc(size_t n)
+/*
+ * A kept block of at least len bytes (best fit), taken out of the pool,
+ * its length in *got; big_lock held.
+ */
+static void *pool_take(size_t len, size_t *got)
 {
-	size_t len = hpage_round(n);
-	struct big *b;
+	struct big *best = NULL;
+	size_t i;
 	void *p;
 
+	for (i = 0; i < POOL_SLOTS; i++)
+		if (pool[i].p && pool[i].len >= len && (!best || pool[i].len < best->len))
+			best = &pool[i];
+	if (!best)
+		return NULL;
+	p = best->p;
+	*got = best->len;
+	pool_bytes -= best->len;
+	best->p = NULL;
+	return p;
+}
+
+/* Keep a freed block for reuse; 0 if it does not fit (the caller unmaps it). big_lock held. */
+static int pool_put(void *p, size_t len)
+{
+	size_t i;
+
+	if (len > POOL_BLOCK || pool_bytes + len > POOL_BYTES)
+		return 0;
+	for (i = 0; i < POOL_SLOTS; i++)
+		if (!pool[i].p) {
+			pool[i].p = p;
+			pool[i].len = len;
+			pool_bytes += len;
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * A big block of at least n bytes, the first n zeroed if zero is set, or
+ * NULL (the caller falls back to malloc).
+ */
+static void *big_alloc(size_t n, int zero)
+{
+	size_t len;
+	struct big *b;
+	void *p = NULL;
+
+	if (n > SIZE_MAX / 2)	/* hpage_round() would wrap */
+		return NULL;
+	len = hpage_round(n);
 	pthread_mutex_lock(&big_lock);
 	b = big_find(NULL);
+	if (b && (p = pool_take(len, &b->len)) != NULL)
+		b->p = p;
 	pthread_mutex_unlock(&big_lock);
+	if (p) {
+		if (zero)
+			memset(p, 0, n);
+		return p;
+	}
 	if (!b || !(p = map_aligned(len)))
 		return NULL;
 	pthread_mutex_lock(&big_lock);
@@ -137,7 +206,7 @@ static void *big_alloc(size_t n)
 		munmap(p, len);
 		return NULL;
 	}
-	return p;
+	return p;	/* fresh mappings are zero */
 }
 
 /*
@@ -148,6 +217,7 @@ static int big_resize(void *p, size_t n, void **out)
 {
 	struct big *b;
 	size_t len, old;
+	int kept = 0;
 	void *np;
 
 	if (!maybe_big(p))
@@ -155,14 +225,17 @@ static int big_resize(void *p, size_t n, void **out)
 	pthread_mutex_lock(&big_lock);
 	b = big_find(p);
 	old = b ? b->len : 0;
-	if (b && n == 0)
+	if (b && n == 0) {
 		b->p = NULL;
+		kept = pool_put(p, old);
+	}
 	pthread_mutex_unlock(&big_lock);
 	if (!b)
 		return 0;
 	*out = p;
 	if (n == 0) {
-		munmap(p, old);
+		if (!kept)
+			munmap(p, old);
 		*out = NULL;
 		return 1;
 	}
@@ -197,7 +270,7 @@ void *mem_alloc(size_t n)
 
 	if (should_fail())
 		return NULL;
-	if (n >= BIG_MIN && (p = big_alloc(n)))
+	if (n >= BIG_MIN && (p = big_alloc(n, 0)))
 		return p;
 	return malloc(n ? n : 1);
 }
@@ -208,8 +281,8 @@ void *mem_zalloc(size_t n)
 
 	if (should_fail())
 		return NULL;
-	if (n >= BIG_MIN && (p = big_alloc(n)))
-		return p;	/* fresh mappings are zero */
+	if (n >= BIG_MIN && (p = big_alloc(n, 1)))
+		return p;
 	return calloc(1, n ? n : 1);
 }
 
@@ -222,7 +295,7 @@ void *mem_array(size_t nmemb, size_t size)
 		return NULL;
 	if (should_fail())
 		return NULL;
-	if (n >= BIG_MIN && (p = big_alloc(n)))
+	if (n >= BIG_MIN && (p = big_alloc(n, 1)))
 		return p;
 	return calloc(nmemb ? nmemb : 1, size ? size : 1);
 }
@@ -233,7 +306,7 @@ void *mem_huge(size_t n)
 
 	if (should_fail())
 		return NULL;
-	if (n >= HUGE_MIN && (p = big_alloc(n)))
+	if (n >= HUGE_MIN && (p = big_alloc(n, 1)))
 		return p;
 	return calloc(1, n ? n : 1);
 }
@@ -247,7 +320,7 @@ void *mem_realloc(void *p, size_t n)
 	if (big_resize(p, n ? n : 1, &np))
 		return np;
 	/* a malloc block growing big moves into a big block */
-	if (n >= BIG_MIN && (np = big_alloc(n))) {
+	if (n >= BIG_MIN && (np = big_alloc(n, 0))) {
 		if (p) {
 			size_t have = malloc_usable_size(p);
 
@@ -300,5 +373,16 @@ int mem_grow(void **data, size_t *cap, size_t elem, size_t need)
 
 void mem_trim(void)
 {
+	struct big kept[POOL_SLOTS];
+	size_t i;
+
+	pthread_mutex_lock(&big_lock);
+	memcpy(kept, pool, sizeof(pool));
+	memset(pool, 0, sizeof(pool));
+	pool_bytes = 0;
+	pthread_mutex_unlock(&big_lock);
+	for (i = 0; i < POOL_SLOTS; i++)
+		if (kept[i].p)
+			munmap(kept[i].p, kept[i].len);
 	malloc_trim(0);
 }

@@ -6,8 +6,9 @@
  * return -ENOMEM.
  *
  * Blocks of 4 MiB and more are mapped on their own, 2 MiB-aligned, with
- * transparent huge pages advised, grown by moving pages (mremap) and
- * unmapped on free (see mem.c); callers see no difference.  Sanitizer
+ * transparent huge pages advised, grown by moving pages (mremap); freed
+ * ones up to 16 MiB are kept for reuse (32 MiB in all, until mem_trim()),
+ * the others unmapped (see mem.c); callers see no difference.  Sanitizer
  * builds (ASan) keep them in malloc so that bounds stay checked.
  */
 #ifndef BTFC_BASE_MEM_H
@@ -41,9 +42,9 @@ void mem_fail_after(unsigned long n);
 unsigned long mem_alloc_count(void);
 
 /*
- * Return free memory the allocator keeps (other threads' arenas included)
- * to the system: pages freed by threads that are done count in RSS
- * until then.
+ * Return free memory the allocator keeps (other threads' arenas included,
+ * and the kept big blocks) to the system: pages freed by threads that are
+ * done count in RSS until then.
  */
 void mem_trim(void);
 

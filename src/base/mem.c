@@ -52,13 +52,15 @@ static inline int should_fail(void)
  * worth the rest of the 2 MiB; for everything else that rounding would
  * add up (vmlinux: +20 MB RSS with 256 KiB as the general threshold).
  *
- * Freed big blocks of up to POOL_BLOCK bytes are kept (up to POOL_BYTES
- * in all) and handed out again, best fit, instead of being unmapped: a
- * batch run frees and asks again for the same few blocks once per module
- * (dedup's maps over the base's ids), and a kept block costs neither an
- * munmap (a TLB shootdown on every CPU that ran the process) nor the
- * faults of fresh pages; zeroed allocations clear what they ask for.
- * mem_trim() unmaps the kept blocks.  This also keeps the address ranges
+ * After mem_keep_freed(bytes), freed big blocks of up to POOL_BLOCK bytes
+ * are kept (up to that many bytes in all) and handed out again, best fit,
+ * instead of being unmapped: a batch run frees and asks again for the
+ * same few blocks once per module (dedup's maps over the base's ids), and
+ * a kept block costs neither an munmap (a TLB shootdown on every CPU that
+ * ran the process) nor the faults of fresh pages; zeroed allocations
+ * clear what they ask for.  mem_trim() unmaps the kept blocks.  Off by
+ * default: a one-shot run (vmlinux, a dedup) would only hold kept blocks
+ * in its RSS while it maps others (+9 MB peak on a dedup of vmlinux x8).  This also keeps the address ranges
  * of huge-page blocks out of reuse by the module files a batch maps
  * while other threads free (see ARCHITECTURE.md, Memory).
  */
@@ -80,7 +82,6 @@ static inline int should_fail(void)
 
 #define POOL_SLOTS	8
 #define POOL_BLOCK	(16ul << 20)
-#define POOL_BYTES	(32ul << 20)
 
 struct big {
 	void *p;
@@ -88,7 +89,7 @@ struct big {
 };
 static struct big big_reg[BIG_SLOTS];
 static struct big pool[POOL_SLOTS];	/* freed blocks kept for reuse; big_lock */
-static size_t pool_bytes;
+static size_t pool_bytes, pool_limit;
 static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static size_t hpage_round(size_t n)
@@ -158,7 +159,7 @@ static int pool_put(void *p, size_t len)
 {
 	size_t i;
 
-	if (len > POOL_BLOCK || pool_bytes + len > POOL_BYTES)
+	if (len > POOL_BLOCK || pool_bytes + len > pool_limit)
 		return 0;
 	for (i = 0; i < POOL_SLOTS; i++)
 		if (!pool[i].p) {
@@ -385,4 +386,13 @@ void mem_trim(void)
 		if (kept[i].p)
 			munmap(kept[i].p, kept[i].len);
 	malloc_trim(0);
+}
+
+void mem_keep_freed(size_t bytes)
+{
+	pthread_mutex_lock(&big_lock);
+	pool_limit = bytes;
+	pthread_mutex_unlock(&big_lock);
+	if (!bytes)
+		mem_trim();
 }

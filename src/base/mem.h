@@ -6,9 +6,9 @@
  * return -ENOMEM.
  *
  * Blocks of 4 MiB and more are mapped on their own, 2 MiB-aligned, with
- * transparent huge pages advised, grown by moving pages (mremap); freed
- * ones up to 16 MiB are kept for reuse (32 MiB in all, until mem_trim()),
- * the others unmapped (see mem.c); callers see no difference.  Sanitizer
+ * transparent huge pages advised, grown by moving pages (mremap) and
+ * unmapped on free, or kept for reuse after mem_keep_freed() (see mem.c);
+ * callers see no difference.  Sanitizer
  * builds (ASan) keep them in malloc so that bounds stay checked.
  */
 #ifndef BTFC_BASE_MEM_H
@@ -47,6 +47,14 @@ unsigned long mem_alloc_count(void);
  * done count in RSS until then.
  */
 void mem_trim(void);
+
+/*
+ * Keep freed big blocks (up to bytes in all, 16 MiB each) for reuse
+ * instead of unmapping them; 0 (the default) stops that and unmaps the
+ * kept ones.  For runs that free and ask for the same blocks again and
+ * again (a batch of modules); see mem.c.
+ */
+void mem_keep_freed(size_t bytes);
 
 /*
  * Grow *data (an array of elem-sized items with capacity *cap) so that it

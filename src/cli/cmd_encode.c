@@ -214,7 +214,10 @@ static int run_batch(char **paths, size_t n, const char *outdir, const struct bt
 		}
 		b.o.dedup_base = pb;
 	}
+	/* Every module frees and asks again for the same big blocks: keep them. */
+	mem_keep_freed(32ul << 20);
 	pool_for(jobs, n, batch_one, &b);
+	mem_keep_freed(0);
 	if (b.progress)
 		fputc('\n', stderr);
 	for (i = 0; i < n; i++) {

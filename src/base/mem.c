@@ -60,9 +60,10 @@ static inline int should_fail(void)
  * ran the process) nor the faults of fresh pages; zeroed allocations
  * clear what they ask for.  mem_trim() unmaps the kept blocks.  Off by
  * default: a one-shot run (vmlinux, a dedup) would only hold kept blocks
- * in its RSS while it maps others (+9 MB peak on a dedup of vmlinux x8).  This also keeps the address ranges
- * of huge-page blocks out of reuse by the module files a batch maps
- * while other threads free (see ARCHITECTURE.md, Memory).
+ * in its RSS while it maps others (+9 MB peak on a dedup of vmlinux x8).
+ * In a batch this also keeps the address ranges of huge-page blocks out
+ * of reuse by the module files it maps while other threads free (see
+ * ARCHITECTURE.md, Memory).
  */
 #define HPAGE		(2ul << 20)
 #define BIG_SLOTS	256

@@ -8,8 +8,8 @@
  * Blocks of 4 MiB and more are mapped on their own, 2 MiB-aligned, with
  * transparent huge pages advised, grown by moving pages (mremap) and
  * unmapped on free, or kept for reuse after mem_keep_freed() (see mem.c);
- * callers see no difference.  Sanitizer
- * builds (ASan) keep them in malloc so that bounds stay checked.
+ * callers see no difference.  Sanitizer builds (ASan) keep them in malloc
+ * so that bounds stay checked.
  */
 #ifndef BTFC_BASE_MEM_H
 #define BTFC_BASE_MEM_H

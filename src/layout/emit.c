@@ -33,7 +33,8 @@ struct emit {
 	struct lbuf *out;
 	uint8_t *state;		/* per id: 2 defining, 3 defined; bit 4: forward-declared;
 				 * bit 8: deps of this anonymous aggregate / prototype walked;
-				 * bit 16: this typedef's deps for by-value uses walked */
+				 * bit 16: this typedef's deps for by-value uses walked;
+				 * bit 32: this struct printed __packed__ (aligned to 1) */
 	int depth;
 	uint64_t lines_left;	/* member and padding lines left for inlined bodies */
 	uint64_t *named[2];	/* per name offset: a tag / a typedef of that name defined */
@@ -217,6 +218,36 @@ static void deps(struct emit *e, uint32_t id, bool complete)
 	e->depth--;
 }
 
+/*
+ * Pad from bit cur to bit to with unnamed bitfields (they do not change
+ * the struct's alignment); a huge byte-aligned gap, or any once the line
+ * budget is spent, becomes one char array, not millions of lines.
+ * Returns to.
+ */
+static uint64_t pad_bits(struct emit *e, int indent, uint64_t cur, uint64_t to)
+{
+	static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+
+	while (cur < to) {
+		uint64_t chunk = 32 - cur % 32;
+
+		if (cur % 8 == 0 && to - cur >= 8 && (to - cur > (1u << 16) || !e->lines_left)) {
+			uint64_t bytes = (to - cur) / 8;
+
+			lbuf_printf(e->out, "%.*s\tunsigned char __pad_%llu[%llu];\n", indent, tabs,
+				    (unsigned long long)(cur / 8), (unsigned long long)bytes);
+			cur += bytes * 8;
+			continue;
+		}
+		if (chunk > to - cur)
+			chunk = to - cur;
+		lbuf_printf(e->out, "%.*s\tint :%u;\n", indent, tabs, (unsigned)chunk);
+		cur += chunk;
+		e->lines_left -= !!e->lines_left;
+	}
+	return cur;
+}
+
 static void body(struct emit *e, uint32_t id, int indent)
 {
 	struct layout *l = e->l;
@@ -257,8 +288,14 @@ static void body(struct emit *e, uint32_t id, int indent)
 		for (i = 0; c && i < c->nr; i++) {
 			const struct lmember *m = &c->m[i];
 			uint64_t b = m->bit_offset, at;
-			uint32_t a = packed ? 1 : layout_natural_alignment(l, layout_strip(l, m->type));
+			uint32_t mt = layout_strip(l, m->type);
+			uint32_t a = packed ? 1 : layout_natural_alignment(l, mt);
+			uint32_t under = 0;	/* lower the member's alignment to this */
 			char name[512];
+
+			/* a struct printed packed is aligned to 1 in the header */
+			if (e->state[mt] & 32)
+				a = 1;
 
 			if (!packed && m->alignment > a)
 				a = m->alignment;
@@ -272,44 +309,56 @@ static void body(struct emit *e, uint32_t id, int indent)
 					at = ALIGN_UP(at, unit);
 			} else {
 				at = ALIGN_UP(cur, (uint64_t)a * 8);
-			}
-			/* Pad with unnamed bitfields (they do not change the struct's alignment);
-			 * a huge byte-aligned gap, or any once the line budget is spent, becomes
-			 * one char array, not millions of lines. */
-			while (!is_union && at != b && cur < b) {
-				uint64_t chunk = 32 - cur % 32;
-
-				if (cur % 8 == 0 && b - cur >= 8 && (b - cur > (1u << 16) || !e->lines_left)) {
-					uint64_t bytes = (b - cur) / 8;
-
-					lbuf_printf(e->out, "%.*s	unsigned char __pad_%llu[%llu];\n", indent,
-						    "																", (unsigned long long)(cur / 8),
-						    (unsigned long long)bytes);
-					cur += bytes * 8;
-					continue;
+				/*
+				 * Placed past its offset: its type is less aligned
+				 * than BTF can say (compat_u64 is a u64 typedef
+				 * aligned to 4).  Give the member the largest
+				 * alignment its offset allows.
+				 */
+				if (at > b && b % 8 == 0) {
+					under = a;
+					while (under > 1 && (b / 8) % under)
+						under /= 2;
+					at = b;
 				}
-				if (chunk > b - cur)
-					chunk = b - cur;
-				lbuf_printf(e->out, "%.*s\tint :%u;\n", indent,
-					    "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t", (unsigned)chunk);
-				cur += chunk;
-				e->lines_left -= !!e->lines_left;
 			}
+			if (!is_union && at != b && cur < b)
+				cur = pad_bits(e, indent, cur, b);
 			e->lines_left -= !!e->lines_left;
 			snprintf(name, sizeof(name), "%s", m->name ? m->name : "");
 			lbuf_printf(e->out, "%.*s\t", indent, "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t");
 			cdecl(e, m->type, name, indent + 1);
 			if (m->bitfield_size)
 				lbuf_printf(e->out, ":%u", m->bitfield_size);
-			if (m->alignment)
+			if (under > 1)
+				lbuf_printf(e->out, " __attribute__((__packed__, __aligned__(%u)))", under);
+			else if (under)
+				lbuf_printf(e->out, " __attribute__((__packed__))");
+			else if (m->alignment)
 				lbuf_printf(e->out, " __attribute__((__aligned__(%u)))", m->alignment);
 			lbuf_printf(e->out, ";\n");
 			cur = b + (m->bitfield_size ? m->bitfield_size : m->byte_size * 8);
 		}
+		/*
+		 * The inferred alignment (pahole's, for the printed layout) may
+		 * not divide the size: members that pad a struct out (__kernel_timex
+		 * ends in eleven `int :32;`) are not in BTF.  Then leave it out
+		 * and pad the tail up to the size instead.
+		 */
+		if (c && !is_union) {
+			uint32_t align = packed ? 1 : layout_natural_alignment(l, id);
+
+			if (c->alignment && t->size % c->alignment == 0 && c->alignment > align)
+				align = c->alignment;
+			if (ALIGN_UP(cur, (uint64_t)align * 8) != (uint64_t)t->size * 8 &&
+			    cur < (uint64_t)t->size * 8)
+				cur = pad_bits(e, indent, cur, (uint64_t)t->size * 8);
+		}
 		lbuf_printf(e->out, "%.*s}", indent, "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t");
-		if (packed)
+		if (packed) {
 			lbuf_printf(e->out, " __attribute__((__packed__))");
-		else if (c && !is_union && c->alignment)
+			e->state[id] |= 32;
+		} else if (c && !is_union && c->alignment && t->size % c->alignment == 0)
 			lbuf_printf(e->out, " __attribute__((__aligned__(%u)))", c->alignment);
 	}
 }
@@ -375,7 +424,7 @@ static void ensure(struct emit *e, uint32_t id, bool complete)
 		body(e, id, 0);
 		lbuf_printf(e->out, ";\n\n");
 	}
-	e->state[id] = (e->state[id] & 4) | 3;
+	e->state[id] = (e->state[id] & (4 | 32)) | 3;
 }
 
 int layout_emit_c(struct layout *l, const uint32_t *ids, size_t n, struct lbuf *out)

@@ -30,17 +30,27 @@ same_as_libbpf() {
 	fi
 	if cmp -s "$WORK/$name.btfc" "$WORK/$name.libbpf"; then pass "dedup $name == libbpf"
 	else fail "dedup $name: output differs from libbpf's"; fi
+	# without base the reference phase runs by levels; the serial one must agree
+	[ -n "$base" ] && return
+	if "$BTFC" dedup -j1 --serial-refs "$in" -o "$WORK/$name.sr" > "$WORK/last.out" 2>&1 &&
+	   cmp -s "$WORK/$name.sr" "$WORK/$name.libbpf"; then pass "dedup $name --serial-refs == libbpf"
+	else fail "dedup $name --serial-refs: differs from libbpf's"; fi
 }
 
-# same_for_threads NAME IN [BASE]: -j2 and -j8 give the -j1 bytes
+# same_for_threads NAME IN [BASE]: -j2 and -j8 give the -j1 bytes; without
+# base, so does the serial reference phase (--serial-refs)
 same_for_threads() {
-	local name=$1 in=$2 base=${3:-} ba=() j ok=1
+	local name=$1 in=$2 base=${3:-} ba=() j ok=1 what=-j1/-j2/-j8
 	[ -n "$base" ] && ba=(--base "$base")
 	"$BTFC" dedup -j1 "${ba[@]}" "$in" -o "$WORK/$name.j1" || ok=0
 	for j in 2 8; do
 		"$BTFC" dedup -j$j "${ba[@]}" "$in" -o "$WORK/$name.j$j" && cmp -s "$WORK/$name.j1" "$WORK/$name.j$j" || ok=0
 	done
-	[ $ok = 1 ] && pass "dedup $name: same bytes for -j1/-j2/-j8" || fail "dedup $name: output depends on -j"
+	if [ -z "$base" ]; then
+		what="$what/--serial-refs"
+		"$BTFC" dedup -j2 --serial-refs "$in" -o "$WORK/$name.sr" && cmp -s "$WORK/$name.j1" "$WORK/$name.sr" || ok=0
+	fi
+	[ $ok = 1 ] && pass "dedup $name: same bytes for $what" || fail "dedup $name: output depends on -j or --serial-refs"
 }
 
 # 1. hand-built cases
@@ -53,6 +63,7 @@ if BTFC_DEDUP_CASES=$cases "$UNIT" dedup > "$WORK/unit.out" 2>&1; then
 		case $c in
 		d12|d13)	# pure reference cycles: both must fail with ELOOP
 			check_fails "dedup $c: reference cycle rejected" "reference cycle" "$BTFC" dedup "$f" -o "$WORK/$c.out"
+			check_fails "dedup $c: reference cycle rejected (--serial-refs)" "reference cycle" "$BTFC" dedup --serial-refs "$f" -o "$WORK/$c.out"
 			check_fails "dedup $c: libbpf agrees (ELOOP)" "symbolic links|ELOOP" "$ORACLE" "$f" "$WORK/$c.lb" ;;
 		*)
 			if [ -f "$cases/$c.base.btf" ]; then same_as_libbpf "case-$c" "$f" "$cases/$c.base.btf"

@@ -485,6 +485,7 @@ struct dedup {
 	uint32_t *rhypot;		/* strict: own candidate id - start_id -> canon */
 	struct u32vec hypot_list;
 	bool adjust_canon;
+	bool levelled_refs;		/* phase 5 by dedup_refs_levelled() */
 	struct dtab tab;
 	struct u32vec stack;		/* explicit DFS stacks */
 	struct u32vec stack2;
@@ -2318,44 +2319,49 @@ static int ref_fields(const struct dedup *d, struct btf_type *t, uint32_t **f, u
 	return -EINVAL;
 }
 
+/* Table hash of a phase 5 type whose targets are final. */
+static inline uint64_t ref_hash(const struct btf_type *t)
+{
+	switch (btf_kind(t)) {
+	case BTF_KIND_DECL_TAG:
+		return hash_int_tag(t);
+	case BTF_KIND_ARRAY:
+		return hash_array(t);
+	case BTF_KIND_FUNC_PROTO:
+		return hash_fnproto(t);
+	default:
+		return hash_common(t);
+	}
+}
+
+/* Phase 5 equality of t (targets final) and a candidate of any kind. */
+static inline bool ref_equal(const struct btf_type *t, const struct btf_type *c)
+{
+	switch (btf_kind(t)) {
+	case BTF_KIND_DECL_TAG:
+		return equal_int_tag(t, c);
+	case BTF_KIND_ARRAY:
+		return equal_array(t, c);
+	case BTF_KIND_FUNC_PROTO:
+		return equal_fnproto(t, c);
+	default:
+		return equal_common(t, c);
+	}
+}
+
 /* Hash, lookup and record one ref type whose targets are final. */
 static int ref_finish(struct dedup *d, uint32_t id)
 {
-	struct btf_type *t = T(d, id);
-	unsigned k = btf_kind(t);
+	const struct btf_type *t = T(d, id);
+	uint64_t h = ref_hash(t);
 	uint32_t new_id = id, cid;
 	struct dcand it;
-	uint64_t h;
 
-	if (k == BTF_KIND_DECL_TAG) {
-		h = hash_int_tag(t);
-		for (dcand_init(&it, &d->tab, h); (cid = dcand_next(&it)) != NIL;)
-			if (equal_int_tag(t, T(d, cid))) {
-				new_id = cid;
-				break;
-			}
-	} else if (k == BTF_KIND_ARRAY) {
-		h = hash_array(t);
-		for (dcand_init(&it, &d->tab, h); (cid = dcand_next(&it)) != NIL;)
-			if (equal_array(t, T(d, cid))) {
-				new_id = cid;
-				break;
-			}
-	} else if (k == BTF_KIND_FUNC_PROTO) {
-		h = hash_fnproto(t);
-		for (dcand_init(&it, &d->tab, h); (cid = dcand_next(&it)) != NIL;)
-			if (equal_fnproto(t, T(d, cid))) {
-				new_id = cid;
-				break;
-			}
-	} else {
-		h = hash_common(t);
-		for (dcand_init(&it, &d->tab, h); (cid = dcand_next(&it)) != NIL;)
-			if (equal_common(t, T(d, cid))) {
-				new_id = cid;
-				break;
-			}
-	}
+	for (dcand_init(&it, &d->tab, h); (cid = dcand_next(&it)) != NIL;)
+		if (ref_equal(t, T(d, cid))) {
+			new_id = cid;
+			break;
+		}
 	set_map(d, id, new_id);
 	if (new_id == id && dtab_add(&d->tab, h, id))
 		return -ENOMEM;
@@ -2421,6 +2427,260 @@ static int dedup_ref(struct dedup *d, uint32_t root)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * Phase 5 by levels, for a BTF without base (d->levelled_refs).
+ *
+ * dedup_ref() makes the first member, in DFS finish order, of each class
+ * of equal reference types (equal once their targets are resolved) its
+ * canonical type: nothing else in a standalone table can equal one, as
+ * phases 2-3 only add other kinds.  Members of one class have the same
+ * height (0 for a type mapped before phase 5, else 1 + the greatest
+ * height of its targets): equal types have equal resolved targets, which
+ * are either the same type mapped before phase 5 or, by induction, equal
+ * types of this phase.  So the classes can be found level by level, for
+ * one window of root ids after the other (the working set stays small):
+ *   1. dedup_ref()'s DFS from the window's roots, without hashing, records
+ *      the finish order and the heights (and reports dedup_ref()'s errors);
+ *   2. per level, in parallel: resolve each type's targets (all on lower
+ *      levels or in earlier windows) and hash it;
+ *   3. per level, each worker takes the types of its share of hashes in
+ *      finish order: the first of a class (in this or an earlier window)
+ *      stays, the others map to it.
+ * The map and the rewritten type words are dedup_ref()'s, for any number
+ * of threads.  Ids with a base (or a stream's survivors) can equal table
+ * entries of these kinds, so those runs use dedup_ref().
+ */
+
+#define LEVEL_WINDOW	(1u << 18)	/* root ids per window */
+#define LEVEL_SERIAL	4096		/* smaller levels: no threads */
+#define HEIGHT_MARK	0x80000000u	/* map: step 1 done, HEIGHT_MARK + height */
+
+/* Step 1 for one root: finish order appended to order, heights in map[]. */
+static int ref_order(struct dedup *d, uint32_t root, struct u32vec *order)
+{
+	struct u32vec *st = &d->stack;
+
+	if (MAPV(d, root) != UNPROCESSED)
+		return 0;
+	st->n = 0;
+	set_map(d, root, IN_PROGRESS);
+	if (u32vec_push(st, root) || u32vec_push(st, 0) || u32vec_push(st, 0))
+		return -ENOMEM;
+	while (st->n) {
+		uint32_t id = st->v[st->n - 3], idx = st->v[st->n - 2], tgt, m;
+		struct btf_type *t = T(d, id);
+		uint32_t *f;
+		int r;
+
+		r = ref_fields(d, t, &f, idx);
+		if (r < 0)
+			return diag_err(d->d, EINVAL, "dedup: type %u: unexpected %s in reference phase",
+					id, btf_kind_str(btf_kind(t)));
+		if (r == 0) {
+			uint32_t h = st->v[st->n - 1] + 1;
+
+			if (h >= IN_PROGRESS - 2 - HEIGHT_MARK)
+				return diag_err(d->d, E2BIG, "dedup: type %u: references nested too deep", id);
+			set_map(d, id, HEIGHT_MARK + h);
+			if (u32vec_push(order, id))
+				return -ENOMEM;
+			st->n -= 3;
+			if (st->n) {
+				st->v[st->n - 2]++;
+				st->v[st->n - 1] = MAX(st->v[st->n - 1], h);
+			}
+			continue;
+		}
+		tgt = *f;
+		if (tgt >= d->nr_all)
+			return diag_err(d->d, EINVAL, "dedup: type %u refers to invalid id %u", id, tgt);
+		m = MAPV(d, tgt);
+		if (m == IN_PROGRESS)
+			return diag_err(d->d, ELOOP, "dedup: reference cycle through type %u (%s)", tgt,
+					btf_kind_str(btf_kind(T(d, tgt))));
+		if (m != UNPROCESSED) {		/* mapped (height 0) or finished */
+			if (m <= MAX_ID)
+				*f = resolve(d, tgt);
+			else
+				st->v[st->n - 1] = MAX(st->v[st->n - 1], m - HEIGHT_MARK);
+			st->v[st->n - 2] = idx + 1;
+			continue;
+		}
+		set_map(d, tgt, IN_PROGRESS);
+		if (u32vec_push(st, tgt) || u32vec_push(st, 0) || u32vec_push(st, 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* One worker's share of a level's classes: (hash << 32 | id), 0 = empty. */
+struct rtab {
+	uint64_t *slots;
+	size_t mask, n;
+};
+
+struct rlevels {
+	struct dedup *d;
+	const uint32_t *lv;		/* the window's types by level, finish order within */
+	uint32_t *hv;			/* per lv[] slot: mixed hash */
+	size_t lo, hi;			/* the current level: lv[lo, hi) */
+	unsigned np;			/* hash shares */
+	struct rtab *tabs;		/* one per share */
+};
+
+static int rlevel_hash(void *ctx, unsigned worker, size_t item)
+{
+	struct rlevels *c = ctx;
+	struct dedup *d = c->d;
+	size_t i = c->lo + item * CHUNK, end = MIN(c->hi, i + CHUNK);
+
+	(void)worker;
+	for (; i < end; i++) {
+		struct btf_type *t = T(d, c->lv[i]);
+		uint32_t *f, idx;
+
+		if (i + 8 < end)
+			__builtin_prefetch(T(d, c->lv[i + 8]));
+
+		for (idx = 0; ref_fields(d, t, &f, idx) > 0; idx++)
+			*f = resolve(d, *f);
+		c->hv[i] = (uint32_t)hash_mix(ref_hash(t));
+	}
+	return 0;
+}
+
+static int rtab_grow(struct rtab *r)
+{
+	size_t nslots = r->slots ? (r->mask + 1) * 2 : 1024, i;
+	uint64_t *s = mem_alloc(nslots * sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	memset(s, 0, nslots * sizeof(*s));
+	for (i = 0; r->slots && i <= r->mask; i++) {
+		size_t j;
+
+		if (!r->slots[i])
+			continue;
+		for (j = (uint32_t)(r->slots[i] >> 32) & (nslots - 1); s[j]; j = (j + 1) & (nslots - 1))
+			;
+		s[j] = r->slots[i];
+	}
+	mem_free(r->slots);
+	r->slots = s;
+	r->mask = nslots - 1;
+	return 0;
+}
+
+static int rlevel_group(void *ctx, unsigned worker, size_t share)
+{
+	struct rlevels *c = ctx;
+	struct dedup *d = c->d;
+	struct rtab *r = &c->tabs[share];
+	size_t i;
+
+	(void)worker;
+	for (i = c->lo; i < c->hi; i++) {
+		uint32_t hv = c->hv[i], id = c->lv[i], cid = id;
+		const struct btf_type *t;
+		size_t j;
+
+		if (i + 8 < c->hi && (uint64_t)c->hv[i + 8] * c->np >> 32 == share) {
+			__builtin_prefetch(&r->slots[c->hv[i + 8] & r->mask]);
+			__builtin_prefetch(T(d, c->lv[i + 8]));
+		}
+		if ((uint64_t)hv * c->np >> 32 != share)
+			continue;
+		t = T(d, id);
+		for (j = hv & r->mask; r->slots[j]; j = (j + 1) & r->mask)
+			if ((uint32_t)(r->slots[j] >> 32) == hv &&
+			    ref_equal(t, T(d, (uint32_t)r->slots[j]))) {
+				cid = (uint32_t)r->slots[j];
+				break;
+			}
+		set_map(d, id, cid);
+		if (cid != id)
+			continue;
+		r->slots[j] = (uint64_t)hv << 32 | id;
+		if (++r->n * 2 > r->mask + 1 && rtab_grow(r))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int dedup_refs_levelled(struct dedup *d)
+{
+	struct rlevels c = { .d = d, .np = d->nthreads };
+	struct u32vec order = { 0 }, lv = { 0 }, hv = { 0 };
+	size_t *start = NULL, nstart = 64, i;
+	uint32_t w, id;
+	int err = 0;
+
+	c.tabs = mem_array(c.np, sizeof(*c.tabs));
+	start = mem_array(64, sizeof(*start));
+	if (!c.tabs || !start) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < c.np; i++)
+		if ((err = rtab_grow(&c.tabs[i])))
+			goto out;
+	for (w = d->start_id; w < d->nr_all && !err; w = id) {
+		uint32_t end = w + MIN(d->nr_all - w, LEVEL_WINDOW), maxh = 0;
+
+		order.n = 0;
+		for (id = w; id < end; id++)
+			if ((err = ref_order(d, id, &order)))
+				goto out;
+		for (i = 0; i < order.n; i++)
+			maxh = MAX(maxh, MAPV(d, order.v[i]) - HEIGHT_MARK);
+		/* counting sort by height, stable: finish order within a level */
+		if (maxh + 2 > nstart) {
+			size_t *p = mem_realloc(start, (maxh + 2) * sizeof(*start));
+
+			if (!p) {
+				err = -ENOMEM;
+				goto out;
+			}
+			start = p;
+			nstart = maxh + 2;
+		}
+		if (VEC_RESERVE(lv.v, lv.cap, order.n) || VEC_RESERVE(hv.v, hv.cap, order.n)) {
+			err = -ENOMEM;
+			goto out;
+		}
+		memset(start, 0, (maxh + 2) * sizeof(*start));
+		for (i = 0; i < order.n; i++)
+			start[MAPV(d, order.v[i]) - HEIGHT_MARK + 1]++;
+		for (i = 1; i <= (size_t)maxh + 1; i++)
+			start[i] += start[i - 1];
+		for (i = 0; i < order.n; i++)
+			lv.v[start[MAPV(d, order.v[i]) - HEIGHT_MARK]++] = order.v[i];
+		c.lv = lv.v;
+		c.hv = hv.v;
+		/* start[h] is now the end of level h; no type has height 0 */
+		for (i = 1; i <= maxh && !err; i++) {
+			unsigned nt;
+
+			c.lo = start[i - 1];
+			c.hi = start[i];
+			nt = c.hi - c.lo < LEVEL_SERIAL ? 1 : d->nthreads;
+			err = pool_for(nt, (c.hi - c.lo + CHUNK - 1) / CHUNK, rlevel_hash, &c);
+			if (!err)
+				err = pool_for(nt, c.np, rlevel_group, &c);
+		}
+	}
+out:
+	for (i = 0; c.tabs && i < c.np; i++)
+		mem_free(c.tabs[i].slots);
+	mem_free(c.tabs);
+	mem_free(start);
+	mem_free(order.v);
+	mem_free(lv.v);
+	mem_free(hv.v);
+	return err;
 }
 
 /* ---- phase 6: compaction and remapping ---------------------------------- */
@@ -2610,9 +2870,13 @@ static int dedup_phases(struct dedup *d, double *t)
 	if (!d->strict && (err = dedup_fwds(d)))
 		return fail(d, err, "forward");
 	lap(d, BTF_DEDUP_PH_FWD, t);
-	for (id = d->start_id; id < d->nr_all; id++)
-		if ((err = dedup_ref(d, id)))
-			return fail(d, err, "reference");
+	if (d->levelled_refs)
+		err = dedup_refs_levelled(d);
+	else
+		for (id = d->start_id; id < d->nr_all && !err; id++)
+			err = dedup_ref(d, id);
+	if (err)
+		return fail(d, err, "reference");
 	lap(d, BTF_DEDUP_PH_REF, t);
 	return 0;
 }
@@ -2651,6 +2915,7 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 	d.start_id = btf->start_id;
 	d.nr_all = btf_type_count(btf);
 	d.nr_own = d.nr_all - d.start_id;
+	d.levelled_refs = !btf->base && !opts->serial_refs;
 	pb = opts->prepared_base;
 	if (pb) {
 		if (pb->base != btf->base || !btf->base)

@@ -47,7 +47,9 @@ static const char usage_text[] =
 	"  --stream         reduce unit by unit (units end at FUNC/VAR/DATASEC records) as the\n"
 	"                   streaming encoder does, then dedup the reduced BTF in full\n"
 	"  --stream-only    the same without the final dedup\n"
-	"  --relayout-strings  after dedup, strings in first-reference order (as the encoder)\n";
+	"  --relayout-strings  after dedup, strings in first-reference order (as the encoder)\n"
+	"  --serial-refs    reference types one by one as libbpf, not level by level: faster on\n"
+	"                   BTF in compile-unit order (btfc encode --no-dedup); same output\n";
 
 static double now(void)
 {
@@ -479,6 +481,8 @@ int cmd_dedup(int argc, char **argv)
 				return cli_fail("dedup: bad thread count '%s'", v);
 		} else if (!strcmp(a, "--keep-strings")) {
 			opts.keep_strings = true;
+		} else if (!strcmp(a, "--serial-refs")) {
+			opts.serial_refs = true;
 		} else if (!strcmp(a, "--compat") && i + 1 < argc) {
 			const char *v = argv[++i];
 

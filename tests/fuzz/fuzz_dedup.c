@@ -7,6 +7,7 @@
  * Input: a raw BTF blob (the same seeds as fuzz_btf).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/diag.h"
 #include "base/mem.h"
@@ -67,8 +68,33 @@ static void one(const uint8_t *data, size_t size, const struct btf *on, unsigned
 		if (btf_type_count(c) > btf_type_count(b))
 			__builtin_trap();
 		btf_free(c);
-		mem_free(out);
 	}
+	if (!on) {
+		/* the serial reference phase must give the levelled one's result */
+		struct btf *s = NULL;
+		void *sout = NULL;
+		size_t slen;
+		int serr;
+
+		diag_clear(&d);
+		if (btf_parse(data, size, NULL, &s, &d))
+			__builtin_trap();
+		o.serial_refs = true;
+		diag_clear(&d);
+		serr = btf_dedup(s, &o, &d);
+		fuzz_check_err(serr, &d);
+		if (serr != err) {
+			fprintf(stderr, "serial reference phase: error %d, levelled: %d\n", serr, err);
+			__builtin_trap();
+		}
+		if (!err && (btf_write(s, &sout, &slen, &d) || slen != len || memcmp(sout, out, len))) {
+			fprintf(stderr, "serial and levelled reference phases differ\n");
+			__builtin_trap();
+		}
+		mem_free(sout);
+		btf_free(s);
+	}
+	mem_free(out);
 	btf_free(b);
 }
 

@@ -2448,17 +2448,20 @@ static int dedup_ref(struct dedup *d, uint32_t root)
  *   3. per level, each worker takes the types of its share of hashes in
  *      finish order: the first of a class (in this or an earlier window)
  *      stays, the others map to it.
+ * Heights are the whole graph's, not the window's: a target done in an
+ * earlier window counts with its height, else a class could straddle two
+ * levels of a window and its later member in finish order come first.
  * The map and the rewritten type words are dedup_ref()'s, for any number
- * of threads.  Ids with a base (or a stream's survivors) can equal table
- * entries of these kinds, so those runs use dedup_ref().
+ * of threads and any window.  Ids with a base (or a stream's survivors)
+ * can equal table entries of these kinds, so those runs use dedup_ref().
  */
 
 #define LEVEL_WINDOW	(1u << 18)	/* root ids per window */
 #define LEVEL_SERIAL	4096		/* smaller levels: no threads */
-#define HEIGHT_MARK	0x80000000u	/* map: step 1 done, HEIGHT_MARK + height */
+#define PENDING		0xfffffffcu	/* map: step 1 done, not yet grouped */
 
-/* Step 1 for one root: finish order appended to order, heights in map[]. */
-static int ref_order(struct dedup *d, uint32_t root, struct u32vec *order)
+/* Step 1 for one root: finish order appended to order, heights in hgt[]. */
+static int ref_order(struct dedup *d, uint32_t root, uint32_t *hgt, struct u32vec *order)
 {
 	struct u32vec *st = &d->stack;
 
@@ -2481,9 +2484,8 @@ static int ref_order(struct dedup *d, uint32_t root, struct u32vec *order)
 		if (r == 0) {
 			uint32_t h = st->v[st->n - 1] + 1;
 
-			if (h >= IN_PROGRESS - 2 - HEIGHT_MARK)
-				return diag_err(d->d, E2BIG, "dedup: type %u: references nested too deep", id);
-			set_map(d, id, HEIGHT_MARK + h);
+			hgt[id] = h;
+			set_map(d, id, PENDING);
 			if (u32vec_push(order, id))
 				return -ENOMEM;
 			st->n -= 3;
@@ -2500,11 +2502,10 @@ static int ref_order(struct dedup *d, uint32_t root, struct u32vec *order)
 		if (m == IN_PROGRESS)
 			return diag_err(d->d, ELOOP, "dedup: reference cycle through type %u (%s)", tgt,
 					btf_kind_str(btf_kind(T(d, tgt))));
-		if (m != UNPROCESSED) {		/* mapped (height 0) or finished */
+		if (m != UNPROCESSED) {		/* mapped or finished */
 			if (m <= MAX_ID)
 				*f = resolve(d, tgt);
-			else
-				st->v[st->n - 1] = MAX(st->v[st->n - 1], m - HEIGHT_MARK);
+			st->v[st->n - 1] = MAX(st->v[st->n - 1], hgt[tgt]);
 			st->v[st->n - 2] = idx + 1;
 			continue;
 		}
@@ -2612,12 +2613,15 @@ static int rlevel_group(void *ctx, unsigned worker, size_t share)
 
 static int dedup_refs_levelled(struct dedup *d)
 {
+	uint32_t *hgt = d->hypot;	/* heights: hypot is done with, and all 0 once cleared */
+	uint32_t window = d->opts->level_window ? d->opts->level_window : LEVEL_WINDOW;
 	struct rlevels c = { .d = d, .np = d->nthreads };
 	struct u32vec order = { 0 }, lv = { 0 }, hv = { 0 };
 	size_t *start = NULL, nstart = 64, i;
 	uint32_t w, id;
 	int err = 0;
 
+	hypot_clear(d);
 	c.tabs = mem_array(c.np, sizeof(*c.tabs));
 	start = mem_array(64, sizeof(*start));
 	if (!c.tabs || !start) {
@@ -2628,14 +2632,14 @@ static int dedup_refs_levelled(struct dedup *d)
 		if ((err = rtab_grow(&c.tabs[i])))
 			goto out;
 	for (w = d->start_id; w < d->nr_all && !err; w = id) {
-		uint32_t end = w + MIN(d->nr_all - w, LEVEL_WINDOW), maxh = 0;
+		uint32_t end = w + MIN(d->nr_all - w, window), maxh = 0;
 
 		order.n = 0;
 		for (id = w; id < end; id++)
-			if ((err = ref_order(d, id, &order)))
+			if ((err = ref_order(d, id, hgt, &order)))
 				goto out;
 		for (i = 0; i < order.n; i++)
-			maxh = MAX(maxh, MAPV(d, order.v[i]) - HEIGHT_MARK);
+			maxh = MAX(maxh, hgt[order.v[i]]);
 		/* counting sort by height, stable: finish order within a level */
 		if (maxh + 2 > nstart) {
 			size_t *p = mem_realloc(start, (maxh + 2) * sizeof(*start));
@@ -2653,11 +2657,11 @@ static int dedup_refs_levelled(struct dedup *d)
 		}
 		memset(start, 0, (maxh + 2) * sizeof(*start));
 		for (i = 0; i < order.n; i++)
-			start[MAPV(d, order.v[i]) - HEIGHT_MARK + 1]++;
+			start[hgt[order.v[i]] + 1]++;
 		for (i = 1; i <= (size_t)maxh + 1; i++)
 			start[i] += start[i - 1];
 		for (i = 0; i < order.n; i++)
-			lv.v[start[MAPV(d, order.v[i]) - HEIGHT_MARK]++] = order.v[i];
+			lv.v[start[hgt[order.v[i]]]++] = order.v[i];
 		c.lv = lv.v;
 		c.hv = hv.v;
 		/* start[h] is now the end of level h; no type has height 0 */
@@ -2673,6 +2677,7 @@ static int dedup_refs_levelled(struct dedup *d)
 		}
 	}
 out:
+	memset(hgt + d->start_id, 0, (size_t)d->nr_own * sizeof(*hgt));	/* hypot's state again */
 	for (i = 0; c.tabs && i < c.np; i++)
 		mem_free(c.tabs[i].slots);
 	mem_free(c.tabs);

@@ -82,6 +82,8 @@ struct btf_dedup_opts {
 	 * (vmlinux before dedup: 0.11-0.13 vs 0.14-0.15 s).
 	 */
 	bool serial_refs;
+	/* Testing: root ids per window of the levelled phase (0: 256k). */
+	uint32_t level_window;
 };
 
 extern const char *const btf_dedup_phase_names[BTF_DEDUP_NR_PH];

@@ -804,7 +804,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	 * are better off hashed.
 	 */
 	r.ctx.ref_direct = many_units;
-	if (in->dw_str.len && in->dw_str.len < UINT32_MAX && many_units) {
+	if (in->dw_str.len && in->dw_str.len < UINT32_MAX && nunits >= (getenv("SPU") ? (size_t)atoi(getenv("SPU")) : 64)) {
 		size_t n = 4096;
 
 		while (n < in->dw_str.len / 16)

@@ -51,6 +51,7 @@ static void one(const uint8_t *data, size_t size, const struct btf *on, unsigned
 		return;
 	o.compat = variant & 1 ? BTF_DEDUP_LIBBPF_HEAD : BTF_DEDUP_LIBBPF_1_1;
 	o.nr_threads = (variant & 6) == 6 ? 2 : 1;
+	o.level_window = (variant >> 3) % 5;	/* small windows of the levelled phase, or 256k */
 	diag_clear(&d);
 	err = btf_dedup(b, &o, &d);
 	fuzz_check_err(err, &d);

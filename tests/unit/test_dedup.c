@@ -313,6 +313,61 @@ TEST(dedup_d12_d13_reference_cycles)
 	btf_free(b);
 }
 
+/*
+ * The levelled reference phase (no base) keeps what the serial one keeps,
+ * for any window of root ids.  With a window of 3 ids: 2 = const int is
+ * done in the first window; in the second, root 4 = ptr -> 7 (const int,
+ * equal to 2) finishes before 6 = ptr -> 2, so 4 is canonical and comes
+ * out before the int "long" (5); 6 maps to it.  Heights local to a window
+ * would put 6 a level below 4 and keep 6, after "long".
+ */
+static int dedup_bytes(struct btf *s, const struct btf_dedup_opts *o, void **out, size_t *len);
+
+static struct btf *refs_case(void)
+{
+	struct btf *b = btf_new(NULL);
+
+	if (!b)
+		return NULL;
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);	/* 1 */
+	btf_add_const(b, 1);				/* 2 */
+	btf_add_volatile(b, 1);				/* 3 */
+	btf_add_ptr(b, 7);				/* 4 */
+	btf_add_int(b, "long", 8, BTF_INT_SIGNED);	/* 5 */
+	btf_add_ptr(b, 2);				/* 6 */
+	btf_add_const(b, 1);				/* 7 */
+	return b;
+}
+
+TEST(dedup_levelled_refs_same_as_serial)
+{
+	struct btf_dedup_opts ser = { .serial_refs = true };
+	void *want = NULL, *got = NULL;
+	size_t wlen, glen;
+	uint32_t w;
+	struct btf *b = refs_case();
+	const struct btf_type *t;
+
+	REQUIRE(b);
+	REQUIRE(dedup_bytes(b, &ser, &want, &wlen) == 0);
+	/* int, const int, volatile int, ptr -> const int, long */
+	CHECK_EQ_U(own(b), 5);
+	t = btf_type_by_id(b, 4);
+	CHECK(btf_kind(t) == BTF_KIND_PTR && t->type == 2);
+	btf_free(b);
+	for (w = 1; w <= 10; w++) {
+		struct btf_dedup_opts lv = { .level_window = w, .nr_threads = 1 + (w & 1) };
+
+		REQUIRE((b = refs_case()));
+		REQUIRE(dedup_bytes(b, &lv, &got, &glen) == 0);
+		CHECK(glen == wlen && !memcmp(got, want, wlen));
+		mem_free(got);
+		got = NULL;
+		btf_free(b);
+	}
+	mem_free(want);
+}
+
 /* D14: decl tags on two copies of a struct; D15: equal VARs stay */
 TEST(dedup_d14_d15_tags_and_vars)
 {

@@ -264,6 +264,21 @@ static void match_indexed(const struct btf *btf, const struct btf *b, uint32_t *
 		uint32_t o = s->slots[j].off1 - 1;
 		int64_t bo;
 
+		/*
+		 * The base's index is large (vmlinux: 2 MB of strings): fetch
+		 * the slot of a string 16 ahead, then the text its first
+		 * candidate points at 8 ahead, so the lookups' misses overlap
+		 * (a batch of modules spends 5% of its time here).
+		 */
+		if (j + 16 < s->nslots && s->slots[j + 16].off1)
+			__builtin_prefetch(&b->strs.slots[s->slots[j + 16].hash & (b->strs.nslots - 1)]);
+		if (j + 8 < s->nslots && s->slots[j + 8].off1) {
+			const struct strset_slot *bs =
+				&b->strs.slots[s->slots[j + 8].hash & (b->strs.nslots - 1)];
+
+			if (bs->off1 && bs->hash == s->slots[j + 8].hash)
+				__builtin_prefetch(b->strs.data + bs->off1 - 1);
+		}
 		if (!s->slots[j].off1 || remap[o])
 			continue;
 		bo = strset_find_hashed(&b->strs, s->data + o, strlen(s->data + o), s->slots[j].hash);

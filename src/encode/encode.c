@@ -17,6 +17,8 @@
 #define PERCPU_SECTION ".data..percpu"
 /* Units from which an input is a kernel image: per-position tables pay, its pages count. */
 #define MANY_UNITS 64
+/* Units from which strings are cached by .debug_str position (see btf_encode). */
+#define STR_POS_UNITS 1024
 
 static const uint32_t default_lang_exclude[] = { 0 };
 
@@ -796,15 +798,17 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	r.ctx.str_lock = jobs > 1 ? &str_lock : NULL;
 	/*
 	 * Strings by .debug_str position pay where units repeat the same
-	 * header strings thousands of times (vmlinux: 13% less CPU), not in
-	 * the few units of a module (10% more; the per-worker cache
-	 * suffices).  A slot per 16 bytes of .debug_str: vmlinux's types use
-	 * about a fifth of them.  The same holds for each worker's DIE-offset
-	 * array (a word per byte of its largest unit): a module's few units
-	 * are better off hashed.
+	 * header strings thousands of times (vmlinux, 2,401 units: 10-13%
+	 * less CPU), not in the units of a module, even the largest (xfs,
+	 * mlx5_core, bcachefs, btrfs: 66-113 units, 25% more CPU with it; the
+	 * per-worker cache suffices).  A slot per 16 bytes of .debug_str:
+	 * vmlinux's types use about a fifth of them.  Each worker's DIE-offset
+	 * array (a word per byte of its largest unit) is neutral on those
+	 * modules and kept from MANY_UNITS; a module's few units are better
+	 * off hashed.
 	 */
 	r.ctx.ref_direct = many_units;
-	if (in->dw_str.len && in->dw_str.len < UINT32_MAX && nunits >= (getenv("SPU") ? (size_t)atoi(getenv("SPU")) : 64)) {
+	if (in->dw_str.len && in->dw_str.len < UINT32_MAX && nunits >= STR_POS_UNITS) {
 		size_t n = 4096;
 
 		while (n < in->dw_str.len / 16)

@@ -62,6 +62,7 @@
 #include "base/mem.h"
 #include "base/pool.h"
 
+#include <pthread.h>
 #include <time.h>
 
 #define MAX_ID		0x7fffffffu	/* libbpf BTF_MAX_NR_TYPES */
@@ -2441,14 +2442,18 @@ static int dedup_ref(struct dedup *d, uint32_t root)
  * are either the same type mapped before phase 5 or, by induction, equal
  * types of this phase.  So the classes can be found level by level, for
  * one window of root ids after the other (the working set stays small):
- *   1. dedup_ref()'s DFS from the window's roots, without hashing, records
- *      the finish order and the heights (and reports dedup_ref()'s errors);
- *   2. per level, in parallel: resolve each type's targets (all on lower
- *      levels or in earlier windows) and hash it;
+ *   1. dedup_ref()'s DFS without hashing records the finish order, the
+ *      heights and where each window's roots end.  Which types phase 5
+ *      meets follows from kinds alone (phases 2-4 map every other kind
+ *      and none of these), so this runs on a thread of its own beside
+ *      phases 2-4 (ref_order_run), reading nothing they write;
+ *   2. per window and level, in parallel: resolve each type's targets
+ *      (all on lower levels, in earlier windows or mapped before phase 5)
+ *      and hash it;
  *   3. per level, each worker takes the types of its share of hashes in
  *      finish order: the first of a class (in this or an earlier window)
  *      stays, the others map to it.
- * Heights are the whole graph's, not the window's: a target done in an
+ * Heights are the whole graph's, not a window's: a target done in an
  * earlier window counts with its height, else a class could straddle two
  * levels of a window and its later member in finish order come first.
  * The map and the rewritten type words are dedup_ref()'s, for any number
@@ -2458,62 +2463,91 @@ static int dedup_ref(struct dedup *d, uint32_t root)
 
 #define LEVEL_WINDOW	(1u << 18)	/* root ids per window */
 #define LEVEL_SERIAL	4096		/* smaller levels: no threads */
-#define PENDING		0xfffffffcu	/* map: step 1 done, not yet grouped */
+#define RO_BUSY		0xff		/* ref_order.hgt: on the DFS stack */
 
-/* Step 1 for one root: finish order appended to order, heights in hgt[]. */
-static int ref_order(struct dedup *d, uint32_t root, uint32_t *hgt, struct u32vec *order)
+/* Step 1's state and result. */
+struct ref_order {
+	struct dedup *d;
+	uint32_t window;
+	uint8_t *hgt;			/* own id - start_id: 0 not reached, RO_BUSY, height */
+	struct u32vec order;		/* finish order */
+	struct u32vec wend;		/* per window: end of its part of order */
+	struct u32vec st;		/* DFS stack: (id, field, height) */
+	int err;			/* -ELOOP at loop_id, -E2BIG (a height > 254), -ENOMEM */
+	uint32_t loop_id;
+};
+
+static bool ref_phase_kind(const struct dedup *d, unsigned k)
 {
-	struct u32vec *st = &d->stack;
+	return is_ref_kind(k, !d->head) || k == BTF_KIND_DECL_TAG || k == BTF_KIND_ARRAY ||
+	       k == BTF_KIND_FUNC_PROTO;
+}
 
-	if (MAPV(d, root) != UNPROCESSED)
-		return 0;
-	st->n = 0;
-	set_map(d, root, IN_PROGRESS);
-	if (u32vec_push(st, root) || u32vec_push(st, 0) || u32vec_push(st, 0))
-		return -ENOMEM;
-	while (st->n) {
-		uint32_t id = st->v[st->n - 3], idx = st->v[st->n - 2], tgt, m;
-		struct btf_type *t = T(d, id);
-		uint32_t *f;
-		int r;
+/* The DFS of dedup_ref() over all roots, window by window; r->err. */
+static void ref_order_run(struct ref_order *r)
+{
+	struct dedup *d = r->d;
+	struct u32vec *st = &r->st;
+	uint32_t s = d->start_id, w, end, root;
 
-		r = ref_fields(d, t, &f, idx);
-		if (r < 0)
-			return diag_err(d->d, EINVAL, "dedup: type %u: unexpected %s in reference phase",
-					id, btf_kind_str(btf_kind(t)));
-		if (r == 0) {
-			uint32_t h = st->v[st->n - 1] + 1;
+	for (w = s; w < d->nr_all; w = end) {
+		end = w + MIN(d->nr_all - w, r->window);
+		for (root = w; root < end; root++) {
+			if (r->hgt[root - s] || !ref_phase_kind(d, btf_kind(T(d, root))))
+				continue;
+			r->hgt[root - s] = RO_BUSY;
+			st->n = 0;
+			if (u32vec_push(st, root) || u32vec_push(st, 0) || u32vec_push(st, 0))
+				goto nomem;
+			while (st->n) {
+				uint32_t id = st->v[st->n - 3], idx = st->v[st->n - 2], tgt, h;
+				uint32_t *f;
 
-			hgt[id] = h;
-			set_map(d, id, PENDING);
-			if (u32vec_push(order, id))
-				return -ENOMEM;
-			st->n -= 3;
-			if (st->n) {
-				st->v[st->n - 2]++;
-				st->v[st->n - 1] = MAX(st->v[st->n - 1], h);
+				if (ref_fields(d, T(d, id), &f, idx) <= 0) {	/* done */
+					h = st->v[st->n - 1] + 1;
+					if (h >= RO_BUSY) {
+						r->err = -E2BIG;
+						return;
+					}
+					r->hgt[id - s] = (uint8_t)h;
+					if (u32vec_push(&r->order, id))
+						goto nomem;
+					st->n -= 3;
+					if (st->n)	/* the parent's field index is past us */
+						st->v[st->n - 1] = MAX(st->v[st->n - 1], h);
+					continue;
+				}
+				tgt = *f;
+				st->v[st->n - 2] = idx + 1;
+				if (tgt < s || !ref_phase_kind(d, btf_kind(T(d, tgt))))
+					continue;	/* mapped before phase 5: height 0 */
+				h = r->hgt[tgt - s];
+				if (h == RO_BUSY) {
+					r->err = -ELOOP;
+					r->loop_id = tgt;
+					return;
+				}
+				if (h) {
+					st->v[st->n - 1] = MAX(st->v[st->n - 1], h);
+					continue;
+				}
+				r->hgt[tgt - s] = RO_BUSY;
+				if (u32vec_push(st, tgt) || u32vec_push(st, 0) || u32vec_push(st, 0))
+					goto nomem;
 			}
-			continue;
 		}
-		tgt = *f;
-		if (tgt >= d->nr_all)
-			return diag_err(d->d, EINVAL, "dedup: type %u refers to invalid id %u", id, tgt);
-		m = MAPV(d, tgt);
-		if (m == IN_PROGRESS)
-			return diag_err(d->d, ELOOP, "dedup: reference cycle through type %u (%s)", tgt,
-					btf_kind_str(btf_kind(T(d, tgt))));
-		if (m != UNPROCESSED) {		/* mapped or finished */
-			if (m <= MAX_ID)
-				*f = resolve(d, tgt);
-			st->v[st->n - 1] = MAX(st->v[st->n - 1], hgt[tgt]);
-			st->v[st->n - 2] = idx + 1;
-			continue;
-		}
-		set_map(d, tgt, IN_PROGRESS);
-		if (u32vec_push(st, tgt) || u32vec_push(st, 0) || u32vec_push(st, 0))
-			return -ENOMEM;
+		if (u32vec_push(&r->wend, (uint32_t)r->order.n))
+			goto nomem;
 	}
-	return 0;
+	return;
+nomem:
+	r->err = -ENOMEM;
+}
+
+static void *ref_order_thread(void *p)
+{
+	ref_order_run(p);
+	return NULL;
 }
 
 /* One worker's share of a level's classes: (hash << 32 | id), 0 = empty. */
@@ -2611,65 +2645,53 @@ static int rlevel_group(void *ctx, unsigned worker, size_t share)
 	return 0;
 }
 
-static int dedup_refs_levelled(struct dedup *d)
+/* Steps 2-3 on step 1's result r. */
+static int dedup_refs_levelled(struct dedup *d, struct ref_order *r)
 {
-	uint32_t *hgt = d->hypot;	/* heights: hypot is done with, and all 0 once cleared */
-	uint32_t window = d->opts->level_window ? d->opts->level_window : LEVEL_WINDOW;
 	struct rlevels c = { .d = d, .np = d->nthreads };
-	struct u32vec order = { 0 }, lv = { 0 }, hv = { 0 };
-	size_t *start = NULL, nstart = 64, i;
-	uint32_t w, id;
+	struct u32vec lv = { 0 }, hv = { 0 };
+	size_t start[RO_BUSY + 1], i, lo, hi, k;
 	int err = 0;
 
-	hypot_clear(d);
+	if (r->err == -ELOOP)
+		return diag_err(d->d, ELOOP, "dedup: reference cycle through type %u (%s)", r->loop_id,
+				btf_kind_str(btf_kind(T(d, r->loop_id))));
+	if (r->err)
+		return r->err;
 	c.tabs = mem_array(c.np, sizeof(*c.tabs));
-	start = mem_array(64, sizeof(*start));
-	if (!c.tabs || !start) {
+	if (!c.tabs || VEC_RESERVE(lv.v, lv.cap, r->order.n) || VEC_RESERVE(hv.v, hv.cap, r->order.n)) {
 		err = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i < c.np; i++)
 		if ((err = rtab_grow(&c.tabs[i])))
 			goto out;
-	for (w = d->start_id; w < d->nr_all && !err; w = id) {
-		uint32_t end = w + MIN(d->nr_all - w, window), maxh = 0;
+	c.lv = lv.v;
+	c.hv = hv.v;
+	for (k = 0, lo = 0; k < r->wend.n && !err; k++, lo = hi) {
+		const uint32_t *o = r->order.v;
+		unsigned maxh = 0, h;
 
-		order.n = 0;
-		for (id = w; id < end; id++)
-			if ((err = ref_order(d, id, hgt, &order)))
-				goto out;
-		for (i = 0; i < order.n; i++)
-			maxh = MAX(maxh, hgt[order.v[i]]);
+		hi = r->wend.v[k];
 		/* counting sort by height, stable: finish order within a level */
-		if (maxh + 2 > nstart) {
-			size_t *p = mem_realloc(start, (maxh + 2) * sizeof(*start));
-
-			if (!p) {
-				err = -ENOMEM;
-				goto out;
-			}
-			start = p;
-			nstart = maxh + 2;
+		memset(start, 0, sizeof(start));
+		for (i = lo; i < hi; i++) {
+			h = r->hgt[o[i] - d->start_id];
+			start[h]++;
+			maxh = MAX(maxh, h);
 		}
-		if (VEC_RESERVE(lv.v, lv.cap, order.n) || VEC_RESERVE(hv.v, hv.cap, order.n)) {
-			err = -ENOMEM;
-			goto out;
-		}
-		memset(start, 0, (maxh + 2) * sizeof(*start));
-		for (i = 0; i < order.n; i++)
-			start[hgt[order.v[i]] + 1]++;
-		for (i = 1; i <= (size_t)maxh + 1; i++)
-			start[i] += start[i - 1];
-		for (i = 0; i < order.n; i++)
-			lv.v[start[hgt[order.v[i]]]++] = order.v[i];
-		c.lv = lv.v;
-		c.hv = hv.v;
-		/* start[h] is now the end of level h; no type has height 0 */
-		for (i = 1; i <= maxh && !err; i++) {
+		for (h = 1, start[0] = lo; h <= maxh; h++)	/* start[h]: where level h begins */
+			start[h] += start[h - 1];
+		for (h = maxh; h >= 1; h--)
+			start[h] = start[h - 1];
+		for (i = lo; i < hi; i++)
+			lv.v[start[r->hgt[o[i] - d->start_id]]++] = o[i];
+		/* start[h] is now the end of level h */
+		for (h = 1; h <= maxh && !err; h++) {
 			unsigned nt;
 
-			c.lo = start[i - 1];
-			c.hi = start[i];
+			c.lo = h == 1 ? lo : start[h - 1];
+			c.hi = start[h];
 			nt = c.hi - c.lo < LEVEL_SERIAL ? 1 : d->nthreads;
 			err = pool_for(nt, (c.hi - c.lo + CHUNK - 1) / CHUNK, rlevel_hash, &c);
 			if (!err)
@@ -2677,12 +2699,9 @@ static int dedup_refs_levelled(struct dedup *d)
 		}
 	}
 out:
-	memset(hgt + d->start_id, 0, (size_t)d->nr_own * sizeof(*hgt));	/* hypot's state again */
 	for (i = 0; c.tabs && i < c.np; i++)
 		mem_free(c.tabs[i].slots);
 	mem_free(c.tabs);
-	mem_free(start);
-	mem_free(order.v);
 	mem_free(lv.v);
 	mem_free(hv.v);
 	return err;
@@ -2862,28 +2881,54 @@ static int fail(struct dedup *d, int err, const char *phase)
 static int dedup_phases(struct dedup *d, double *t)
 {
 	uint32_t id;
-	int err;
+	int err = 0;
 
-	for (id = d->start_id; id < d->nr_all; id++)
+	struct ref_order ro = { .d = d };
+	pthread_t th;
+	bool th_ok = false;
+
+	if (d->levelled_refs) {
+		ro.window = d->opts->level_window ? d->opts->level_window : LEVEL_WINDOW;
+		if (!(ro.hgt = mem_array(MAX(d->nr_own, 1), 1)))
+			return fail(d, -ENOMEM, "reference");
+		/* step 1 of the levelled phase 5 beside phases 2-4 */
+		th_ok = d->nthreads > 1 && !pthread_create(&th, NULL, ref_order_thread, &ro);
+	}
+	for (id = d->start_id; id < d->nr_all && !err; id++)
 		if ((err = dedup_prim(d, id)))
-			return fail(d, err, "primitive");
-	lap(d, BTF_DEDUP_PH_PRIM, t);
-	for (id = d->start_id; id < d->nr_all; id++)
+			err = fail(d, err, "primitive");
+	if (!err)
+		lap(d, BTF_DEDUP_PH_PRIM, t);
+	for (id = d->start_id; id < d->nr_all && !err; id++)
 		if ((err = dedup_struct(d, id)))
-			return fail(d, err, "struct");
-	lap(d, BTF_DEDUP_PH_STRUCT, t);
-	if (!d->strict && (err = dedup_fwds(d)))
-		return fail(d, err, "forward");
-	lap(d, BTF_DEDUP_PH_FWD, t);
-	if (d->levelled_refs)
-		err = dedup_refs_levelled(d);
-	else
-		for (id = d->start_id; id < d->nr_all && !err; id++)
-			err = dedup_ref(d, id);
-	if (err)
-		return fail(d, err, "reference");
-	lap(d, BTF_DEDUP_PH_REF, t);
-	return 0;
+			err = fail(d, err, "struct");
+	if (!err)
+		lap(d, BTF_DEDUP_PH_STRUCT, t);
+	if (!err && !d->strict && (err = dedup_fwds(d)))
+		err = fail(d, err, "forward");
+	if (!err)
+		lap(d, BTF_DEDUP_PH_FWD, t);
+	if (th_ok)
+		pthread_join(th, NULL);
+	if (!err) {
+		if (d->levelled_refs && !th_ok)
+			ref_order_run(&ro);
+		if (d->levelled_refs && ro.err != -E2BIG) {
+			err = dedup_refs_levelled(d, &ro);
+		} else {	/* (a chain of over 254 reference types: serially) */
+			for (id = d->start_id; id < d->nr_all && !err; id++)
+				err = dedup_ref(d, id);
+		}
+		if (err)
+			err = fail(d, err, "reference");
+		else
+			lap(d, BTF_DEDUP_PH_REF, t);
+	}
+	mem_free(ro.hgt);
+	mem_free(ro.order.v);
+	mem_free(ro.wend.v);
+	mem_free(ro.st.v);
+	return err;
 }
 
 static void dedup_free(struct dedup *d)

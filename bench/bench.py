@@ -9,23 +9,43 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
+
+
+def run_once(cmd):
+    """One run: (wall s, user+sys s, max RSS MiB, stdout).  Wall from a
+    monotonic clock around GNU time (its %e has 10 ms steps, a tenth of a
+    0.1 s run), CPU and RSS from GNU time."""
+    with tempfile.NamedTemporaryFile("r") as tf:
+        t0 = time.perf_counter()
+        p = subprocess.run(["/usr/bin/time", "-o", tf.name, "-f", "%e %U %S %M"] + cmd,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wall = time.perf_counter() - t0
+        if p.returncode != 0:
+            sys.exit(f"bench: {' '.join(cmd)} failed: {p.stderr.strip()[-300:]}")
+        _, u, s, m = tf.read().split()[-4:]
+        return wall, float(u) + float(s), int(m) / 1024, p.stdout
 
 
 def timed(cmd, runs):
     """Run cmd `runs` times; return (median wall s, median user+sys s, max RSS MiB, stdout)."""
-    walls, cpus, rss, out = [], [], [], ""
+    return side_by_side([cmd], runs)[0]
+
+
+def side_by_side(cmds, runs):
+    """Run the commands in turn, `runs` rounds, so that a slow stretch of a
+    shared machine hits all of them alike rather than one tool's block of
+    runs; per command (median wall s, median user+sys s, max RSS MiB, stdout)."""
+    n = len(cmds)
+    walls, cpus, rss, outs = [[] for _ in cmds], [[] for _ in cmds], [[] for _ in cmds], [""] * n
     for _ in range(runs):
-        with tempfile.NamedTemporaryFile("r") as tf:
-            p = subprocess.run(["/usr/bin/time", "-o", tf.name, "-f", "%e %U %S %M"] + cmd,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            if p.returncode != 0:
-                sys.exit(f"bench: {' '.join(cmd)} failed: {p.stderr.strip()[-300:]}")
-            e, u, s, m = tf.read().split()[-4:]
-            walls.append(float(e))
-            cpus.append(float(u) + float(s))
-            rss.append(int(m) / 1024)
-            out = p.stdout
-    return statistics.median(walls), statistics.median(cpus), max(rss), out
+        for i, cmd in enumerate(cmds):
+            w, c, r, outs[i] = run_once(cmd)
+            walls[i].append(w)
+            cpus[i].append(c)
+            rss[i].append(r)
+    return [(statistics.median(walls[i]), statistics.median(cpus[i]), max(rss[i]), outs[i])
+            for i in range(n)]
 
 
 def row(name, wall, cpu, rss, extra=""):
@@ -75,16 +95,16 @@ def bench_dedup(a):
     out = os.path.join(tmp, "out.btf")
     for title, blob in [("vmlinux.btf x8", x8), ("vmlinux.btf + all 1,138 modules", allm)]:
         print(f"dedup, {title} ({os.path.getsize(blob) >> 20} MiB; medians of {a.runs})")
-        res = {}
-        for name, cmd in [
+        runs = [
             ("libbpf 1.1.2 btf__dedup", [oracle, blob, out]),
             ("btfc dedup -j1", [a.btfc, "dedup", "-j1", blob, "-o", out]),
             ("btfc dedup -j2", [a.btfc, "dedup", "-j2", blob, "-o", out]),
-        ]:
-            wall, cpu, rss, _ = timed(cmd, a.runs)
-            res[name] = (wall, rss)
+        ]
+        res = []
+        for (name, _), (wall, cpu, rss, _) in zip(runs, side_by_side([c for _, c in runs], a.runs)):
+            res.append((wall, rss))
             row(name, wall, cpu, rss)
-        (lw, lr), (w1, r1), (w2, r2) = (res[k] for k in list(res))
+        (lw, lr), (w1, r1), (w2, r2) = res
         print(f"  ratio libbpf/btfc -j1: {lw / w1:5.2f}x   (target >= 2)")
         print(f"  ratio libbpf/btfc -j2: {lw / w2:5.2f}x   (target >= 3)")
         print(f"  peak RSS btfc/libbpf:  {max(r1, r2) / lr:5.2f}    (target <= 1)")
@@ -158,14 +178,14 @@ def bench_encode(a):
     tmp = tempfile.mkdtemp(prefix="btfc-bench-encode.")
     out = os.path.join(tmp, "out.btf")
     print(f"encode, {v} (medians of {a.runs})")
-    res = {}
-    for name, cmd in [
+    runs = [
         ("pahole -J -j --btf_gen_floats", ["pahole", "-J", "-j", "--btf_gen_floats",
                                            "--lang_exclude=rust", "--btf_encode_detached=" + out, v]),
         ("btfc encode -j1", [a.btfc, "encode", "-j1", "--stats", v, "-o", out]),
         ("btfc encode -j2", [a.btfc, "encode", "-j2", "--stats", v, "-o", out]),
-    ]:
-        wall, cpu, rss, _ = timed(cmd, a.runs)
+    ]
+    res = {}
+    for (name, _), (wall, cpu, rss, _) in zip(runs, side_by_side([c for _, c in runs], a.runs)):
         res[name] = (wall, cpu, rss)
         row(name, wall, cpu, rss)
     p = subprocess.run([a.btfc, "encode", "-j2", "--stats", v, "-o", out], capture_output=True,

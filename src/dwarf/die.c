@@ -361,6 +361,7 @@ decode_fast(const struct dctx *x, const struct dw_abbrev *ab, const uint8_t **pp
 				return bad(x, die->off, "string offset past the end of .debug_str, form",
 					   DW_FORM_strp);
 			a->str = (const char *)f->s.str.p + v;
+			__builtin_prefetch(a->str);	/* names are read soon, far from here */
 			a->cls = DW_CL_STRING;
 			continue;
 		case DW_FORM_line_strp:

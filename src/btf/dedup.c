@@ -2578,7 +2578,6 @@ static int rlevel_hash(void *ctx, unsigned worker, size_t item)
 
 		if (i + 8 < end)
 			__builtin_prefetch(T(d, c->lv[i + 8]));
-
 		for (idx = 0; ref_fields(d, t, &f, idx) > 0; idx++)
 			*f = resolve(d, *f);
 		c->hv[i] = (uint32_t)hash_mix(ref_hash(t));
@@ -2589,11 +2588,10 @@ static int rlevel_hash(void *ctx, unsigned worker, size_t item)
 static int rtab_grow(struct rtab *r)
 {
 	size_t nslots = r->slots ? (r->mask + 1) * 2 : 1024, i;
-	uint64_t *s = mem_alloc(nslots * sizeof(*s));
+	uint64_t *s = mem_array(nslots, sizeof(*s));
 
 	if (!s)
 		return -ENOMEM;
-	memset(s, 0, nslots * sizeof(*s));
 	for (i = 0; r->slots && i <= r->mask; i++) {
 		size_t j;
 
@@ -2880,12 +2878,11 @@ static int fail(struct dedup *d, int err, const char *phase)
 /* Phases 2-5 over the own ids of a prepared run. */
 static int dedup_phases(struct dedup *d, double *t)
 {
-	uint32_t id;
-	int err = 0;
-
 	struct ref_order ro = { .d = d };
-	pthread_t th;
 	bool th_ok = false;
+	uint32_t id;
+	pthread_t th;
+	int err = 0;
 
 	if (d->levelled_refs) {
 		ro.window = d->opts->level_window ? d->opts->level_window : LEVEL_WINDOW;

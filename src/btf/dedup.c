@@ -2648,7 +2648,7 @@ static int dedup_refs_levelled(struct dedup *d, struct ref_order *r)
 {
 	struct rlevels c = { .d = d, .np = d->nthreads };
 	struct u32vec lv = { 0 }, hv = { 0 };
-	size_t start[RO_BUSY + 1], i, lo, hi, k;
+	size_t start[RO_BUSY + 1], i, lo, hi, k, most = 0;
 	int err = 0;
 
 	if (r->err == -ELOOP)
@@ -2656,8 +2656,10 @@ static int dedup_refs_levelled(struct dedup *d, struct ref_order *r)
 				btf_kind_str(btf_kind(T(d, r->loop_id))));
 	if (r->err)
 		return r->err;
+	for (k = 0, lo = 0; k < r->wend.n; lo = r->wend.v[k++])	/* the largest window */
+		most = MAX(most, r->wend.v[k] - lo);
 	c.tabs = mem_array(c.np, sizeof(*c.tabs));
-	if (!c.tabs || VEC_RESERVE(lv.v, lv.cap, r->order.n) || VEC_RESERVE(hv.v, hv.cap, r->order.n)) {
+	if (!c.tabs || VEC_RESERVE(lv.v, lv.cap, most) || VEC_RESERVE(hv.v, hv.cap, most)) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -2683,13 +2685,13 @@ static int dedup_refs_levelled(struct dedup *d, struct ref_order *r)
 		for (h = maxh; h >= 1; h--)
 			start[h] = start[h - 1];
 		for (i = lo; i < hi; i++)
-			lv.v[start[r->hgt[o[i] - d->start_id]]++] = o[i];
-		/* start[h] is now the end of level h */
+			lv.v[start[r->hgt[o[i] - d->start_id]]++ - lo] = o[i];
+		/* start[h] - lo is now the end of level h in lv[] */
 		for (h = 1; h <= maxh && !err; h++) {
 			unsigned nt;
 
-			c.lo = h == 1 ? lo : start[h - 1];
-			c.hi = start[h];
+			c.lo = (h == 1 ? lo : start[h - 1]) - lo;
+			c.hi = start[h] - lo;
 			nt = c.hi - c.lo < LEVEL_SERIAL ? 1 : d->nthreads;
 			err = pool_for(nt, (c.hi - c.lo + CHUNK - 1) / CHUNK, rlevel_hash, &c);
 			if (!err)

@@ -21,16 +21,20 @@ xargs -P "$(nproc)" -a "$tmp/mods.txt" -I{} sh -c '
 	b=$(basename {} .ko.btf); d=$(mktemp -d "$3/m.XXXXXX")
 	"$0" dedup --no-dedup --base "$1" {} {} -o "$d/in" &&
 	"$0" dedup -j1 --base "$1" "$d/in" -o "$d/btfc" &&
+	"$0" dedup -j2 --base "$1" "$d/in" -o "$d/j2" &&
+	"$0" dedup -j8 --base "$1" "$d/in" -o "$d/j8" &&
 	"$2" -B "$1" "$d/in" "$d/lb" &&
 	"$0" dedup -j1 --base "$1" {} -o "$d/single" || { echo "ERROR $b"; exit 0; }
 	cmp -s "$d/btfc" "$d/lb" || echo "LIBBPF $b"
+	cmp -s "$d/btfc" "$d/j2" && cmp -s "$d/btfc" "$d/j8" || echo "THREADS $b"
 	cmp -s "$d/btfc" "$d/single" || echo "VARDUP $b"
 	rm -rf "$d"' "$BTFC" "$V" "$ORACLE" "$tmp" > "$tmp/res"
 n=$(wc -l < "$tmp/mods.txt")
-nerr=$(grep -c '^ERROR' "$tmp/res"); nlb=$(grep -c '^LIBBPF' "$tmp/res")
+nerr=$(grep -c '^ERROR' "$tmp/res"); nlb=$(grep -c '^LIBBPF' "$tmp/res"); nth=$(grep -c '^THREADS' "$tmp/res")
 fails=0
-echo "modules appended to themselves: $n, errors $nerr, differing from libbpf $nlb"
-[ "$nerr" -eq 0 ] && [ "$nlb" -eq 0 ] || { grep -E '^(ERROR|LIBBPF)' "$tmp/res" | head; fails=$((fails+1)); }
+echo "modules appended to themselves: $n, errors $nerr, differing from libbpf $nlb, -j2/-j8 != -j1 $nth"
+[ "$nerr" -eq 0 ] && [ "$nlb" -eq 0 ] && [ "$nth" -eq 0 ] ||
+	{ grep -E '^(ERROR|LIBBPF|THREADS)' "$tmp/res" | head; fails=$((fails+1)); }
 # modules whose module+module output is not byte-equal to module alone must
 # only differ by duplicated VAR/DATASEC (never merged): compare graphs
 nv=0; bad=0
@@ -55,7 +59,13 @@ if [ -f "$C/vmlinux" ]; then
 	"$BTFC" dedup -j1 --stream --relayout-strings --stats "$tmp/vmlinux.nd" -o "$tmp/v.stream"
 	if cmp -s "$tmp/v.full" "$tmp/v.stream"; then echo "vmlinux: stream-reduced + dedup == dedup (bytes)"
 	else echo "vmlinux: stream-reduced + dedup DIFFERS"; fails=$((fails+1)); fi
-	rm -f "$tmp/vmlinux.nd" "$tmp/v.full" "$tmp/v.stream"
+	# 2.8M reference types in compile-unit order: levelled phase 5 (-j1, -j2) == serial
+	"$BTFC" dedup -j1 --keep-strings --relayout-strings --serial-refs "$tmp/vmlinux.nd" -o "$tmp/v.serial"
+	"$BTFC" dedup -j2 --keep-strings --relayout-strings "$tmp/vmlinux.nd" -o "$tmp/v.j2"
+	if cmp -s "$tmp/v.full" "$tmp/v.serial" && cmp -s "$tmp/v.full" "$tmp/v.j2"; then
+		echo "vmlinux: levelled reference phase (-j1, -j2) == serial (bytes)"
+	else echo "vmlinux: levelled reference phase DIFFERS from serial"; fails=$((fails+1)); fi
+	rm -f "$tmp/vmlinux.nd" "$tmp/v.full" "$tmp/v.stream" "$tmp/v.serial" "$tmp/v.j2"
 fi
 find "$C/pkg" -name '*.ko' | sort > "$tmp/kos.txt"
 if [ -s "$tmp/kos.txt" ]; then

@@ -76,7 +76,7 @@ struct btf_dedup_opts {
 	 * order instead of level by level (dedup.c, dedup_refs_levelled).  The
 	 * output is the same; only the speed differs.  Levels win on merged,
 	 * already deduplicated BTF, where the serial phase's lookups miss the
-	 * cache (vmlinux.btf x8 at -j2: 0.05 vs 0.07 s; vmlinux + all modules:
+	 * cache (vmlinux.btf x8 at -j2: 0.03 vs 0.07 s; vmlinux + all modules:
 	 * 0.02 vs 0.03 s); the serial phase wins on BTF in compile-unit order,
 	 * the encoder's, where consecutive lookups meet the same few types
 	 * (vmlinux before dedup: 0.11-0.13 vs 0.14-0.15 s).

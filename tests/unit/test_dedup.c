@@ -339,6 +339,50 @@ static struct btf *refs_case(void)
 	return b;
 }
 
+/*
+ * Every field of a multi-field type is followed: the DFS from the proto
+ * (2) finishes its second parameter 6 (const int) before root 4 (an equal
+ * const int), so 6 is canonical and comes out after the volatile (5).
+ * Skipping 6 there would keep 4, before the volatile.
+ */
+static struct btf *refs_case_proto(void)
+{
+	struct btf *b = btf_new(NULL);
+
+	if (!b)
+		return NULL;
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);	/* 1 */
+	btf_add_func_proto(b, 1);			/* 2 */
+	btf_add_param(b, "p", 3);
+	btf_add_param(b, "c", 6);
+	btf_add_ptr(b, 1);				/* 3 */
+	btf_add_const(b, 1);				/* 4 */
+	btf_add_volatile(b, 1);				/* 5 */
+	btf_add_const(b, 1);				/* 6 */
+	return b;
+}
+
+TEST(dedup_levelled_refs_proto_fields)
+{
+	struct btf_dedup_opts ser = { .serial_refs = true }, lv = { 0 };
+	void *want = NULL, *got = NULL;
+	size_t wlen, glen;
+	struct btf *b = refs_case_proto(), *c = refs_case_proto();
+
+	REQUIRE(b && c);
+	REQUIRE(dedup_bytes(b, &ser, &want, &wlen) == 0);
+	/* int, proto, ptr, volatile, const: the const kept is 6 */
+	CHECK_EQ_U(own(b), 5);
+	CHECK(btf_kind(btf_type_by_id(b, 4)) == BTF_KIND_VOLATILE);
+	CHECK(btf_kind(btf_type_by_id(b, 5)) == BTF_KIND_CONST);
+	REQUIRE(dedup_bytes(c, &lv, &got, &glen) == 0);
+	CHECK(glen == wlen && !memcmp(got, want, wlen));
+	mem_free(want);
+	mem_free(got);
+	btf_free(b);
+	btf_free(c);
+}
+
 TEST(dedup_levelled_refs_same_as_serial)
 {
 	struct btf_dedup_opts ser = { .serial_refs = true };

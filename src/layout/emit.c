@@ -28,6 +28,9 @@ uint32_t layout_find_decl(const struct layout *l, const char *name)
 
 /* ---- C declarations ---- */
 
+/* Indentation: "%.*s" with this and a depth (up to 16 tabs). */
+static const char TABS[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+
 struct emit {
 	struct layout *l;
 	struct lbuf *out;
@@ -226,22 +229,20 @@ static void deps(struct emit *e, uint32_t id, bool complete)
  */
 static uint64_t pad_bits(struct emit *e, int indent, uint64_t cur, uint64_t to)
 {
-	static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
-
 	while (cur < to) {
 		uint64_t chunk = 32 - cur % 32;
 
 		if (cur % 8 == 0 && to - cur >= 8 && (to - cur > (1u << 16) || !e->lines_left)) {
 			uint64_t bytes = (to - cur) / 8;
 
-			lbuf_printf(e->out, "%.*s\tunsigned char __pad_%llu[%llu];\n", indent, tabs,
+			lbuf_printf(e->out, "%.*s\tunsigned char __pad_%llu[%llu];\n", indent, TABS,
 				    (unsigned long long)(cur / 8), (unsigned long long)bytes);
 			cur += bytes * 8;
 			continue;
 		}
 		if (chunk > to - cur)
 			chunk = to - cur;
-		lbuf_printf(e->out, "%.*s\tint :%u;\n", indent, tabs, (unsigned)chunk);
+		lbuf_printf(e->out, "%.*s\tint :%u;\n", indent, TABS, (unsigned)chunk);
 		cur += chunk;
 		e->lines_left -= !!e->lines_left;
 	}
@@ -262,16 +263,16 @@ static void body(struct emit *e, uint32_t id, int indent)
 			if (is64) {
 				const struct btf_enum64 *v = &btf_enum64s(t)[i];
 
-				lbuf_printf(e->out, "%.*s\t%s = %" PRIu64 "ULL,\n", indent, "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t",
+				lbuf_printf(e->out, "%.*s\t%s = %" PRIu64 "ULL,\n", indent, TABS,
 					    btf_name(l->btf, v->name_off), btf_enum64_value(v));
 			} else {
 				const struct btf_enum *v = &btf_enums(t)[i];
 
-				lbuf_printf(e->out, "%.*s\t%s = %d,\n", indent, "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t",
+				lbuf_printf(e->out, "%.*s\t%s = %d,\n", indent, TABS,
 					    btf_name(l->btf, v->name_off), v->val);
 			}
 		}
-		lbuf_printf(e->out, "%.*s}", indent, "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t");
+		lbuf_printf(e->out, "%.*s}", indent, TABS);
 		if (t->size != 4)
 			lbuf_printf(e->out, " __attribute__((__packed__))");
 		return;
@@ -326,7 +327,7 @@ static void body(struct emit *e, uint32_t id, int indent)
 				cur = pad_bits(e, indent, cur, b);
 			e->lines_left -= !!e->lines_left;
 			snprintf(name, sizeof(name), "%s", m->name ? m->name : "");
-			lbuf_printf(e->out, "%.*s\t", indent, "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t");
+			lbuf_printf(e->out, "%.*s\t", indent, TABS);
 			cdecl(e, m->type, name, indent + 1);
 			if (m->bitfield_size)
 				lbuf_printf(e->out, ":%u", m->bitfield_size);
@@ -354,7 +355,7 @@ static void body(struct emit *e, uint32_t id, int indent)
 			    cur < (uint64_t)t->size * 8)
 				cur = pad_bits(e, indent, cur, (uint64_t)t->size * 8);
 		}
-		lbuf_printf(e->out, "%.*s}", indent, "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t");
+		lbuf_printf(e->out, "%.*s}", indent, TABS);
 		if (packed) {
 			lbuf_printf(e->out, " __attribute__((__packed__))");
 			e->state[id] |= 32;

@@ -2294,7 +2294,17 @@ out:
 
 /* ---- phase 5: reference types ------------------------------------------- */
 
-/* Pointers to the type-id fields phase 5 rewrites, in libbpf's order. */
+/* The kinds phase 5 handles: those ref_fields() below walks. */
+static bool ref_phase_kind(const struct dedup *d, unsigned k)
+{
+	return is_ref_kind(k, !d->head) || k == BTF_KIND_DECL_TAG || k == BTF_KIND_ARRAY ||
+	       k == BTF_KIND_FUNC_PROTO;
+}
+
+/*
+ * Pointers to the type-id fields phase 5 rewrites, in libbpf's order;
+ * -EINVAL for a kind that is not ref_phase_kind().
+ */
 static int ref_fields(const struct dedup *d, struct btf_type *t, uint32_t **f, uint32_t idx)
 {
 	unsigned k = btf_kind(t);
@@ -2476,12 +2486,6 @@ struct ref_order {
 	int err;			/* -ELOOP at loop_id, -E2BIG (a height > 254), -ENOMEM */
 	uint32_t loop_id;
 };
-
-static bool ref_phase_kind(const struct dedup *d, unsigned k)
-{
-	return is_ref_kind(k, !d->head) || k == BTF_KIND_DECL_TAG || k == BTF_KIND_ARRAY ||
-	       k == BTF_KIND_FUNC_PROTO;
-}
 
 /* The DFS of dedup_ref() over all roots, window by window; r->err. */
 static void ref_order_run(struct ref_order *r)

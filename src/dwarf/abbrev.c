@@ -48,8 +48,7 @@ static struct dw_abbrevs *settle(struct arena *ar, const struct dw_abbrevs *t, s
 	return n;
 }
 
-/* Size of a form's value: >= 0 fixed, -1 variable; *max the bound for 8-byte sizes. */
-static int form_size(unsigned form, unsigned asz, unsigned osz, unsigned *max)
+int dw_form_size(unsigned form, unsigned asz, unsigned osz, unsigned *max)
 {
 	switch (form) {
 	case DW_FORM_flag_present: case DW_FORM_implicit_const: *max = 0; return 0;
@@ -147,7 +146,7 @@ int dw_abbrevs_parse(const struct dw_file *f, struct arena *ar, uint64_t off, ui
 				a->sibling = (int16_t)a->nattr;
 			{
 				unsigned mx;
-				int fs = form_size((unsigned)form, asz, osz, &mx);
+				int fs = dw_form_size((unsigned)form, asz, osz, &mx);
 
 				a->maxfix += mx;
 				if (fs < 0 || a->fixed < 0)

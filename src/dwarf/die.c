@@ -461,7 +461,7 @@ static inline int decode_body(const struct dctx *x, const uint8_t **pp, const ui
 	if (die) {
 		die->off = die_off;
 		die->tag = ab->tag;
-		die->nattr = ab->nattr;
+		die->nattr = die->nattr_in = ab->nattr;
 		die->has_children = ab->children;
 		die->unit = x->u;
 		if (likely((size_t)(end - p) >= ab->maxfix)) {
@@ -597,11 +597,187 @@ int dw_next(struct dw_cursor *c, struct dw_die *die)
 	}
 }
 
-int dw_next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn want, void *ctx)
+/* ---- filtered decoding: plans of kept values (dw_next_filtered) ---- */
+
+struct pspec {			/* a kept attribute of a planned abbreviation */
+	uint16_t at, form;
+	uint16_t off;		/* of its value, from the first value (< 96 * 16) */
+	uint16_t spec;		/* index among the abbreviation's specs */
+};
+
+enum { PLAN_UNBUILT, PLAN_NONE, PLAN_OK };
+
+struct plan {
+	uint32_t first;		/* in pspecs */
+	uint16_t n;
+	uint8_t state;
+};
+
+struct dw_filter {
+	uint64_t keep[4];		/* attribute codes < 256 */
+	const struct dw_abbrevs *tab;	/* whose abbreviations plans[] describes */
+	struct plan *plans;		/* by index in tab->list */
+	size_t plans_cap;
+	struct pspec *ps;
+	size_t nps, ps_cap;
+};
+
+struct dw_filter *dw_filter_new(const uint16_t *ats, size_t n)
+{
+	struct dw_filter *fl = mem_zalloc(sizeof(*fl));
+	size_t i;
+
+	if (!fl)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (ats[i] < 256)
+			fl->keep[ats[i] >> 6] |= 1ull << (ats[i] & 63);
+	return fl;
+}
+
+void dw_filter_free(struct dw_filter *fl)
+{
+	if (!fl)
+		return;
+	mem_free(fl->plans);
+	mem_free(fl->ps);
+	mem_free(fl);
+}
+
+static inline bool keeps(const struct dw_filter *fl, unsigned at)
+{
+	return at >= 256 || (fl->keep[at >> 6] >> (at & 63) & 1);
+}
+
+/* Build ab's plan (an abbreviation whose values all have fixed sizes). */
+static void plan_build(struct dw_filter *fl, const struct dw_abbrevs *t, const struct dw_abbrev *ab,
+		       struct plan *pl)
+{
+	unsigned i, off = 0, mx;
+
+	pl->state = PLAN_NONE;	/* also on allocation failure: the full decoder is right too */
+	if (fl->nps + ab->nattr > UINT32_MAX ||
+	    VEC_RESERVE(fl->ps, fl->ps_cap, fl->nps + ab->nattr + 1))	/* never NULL */
+		return;
+	pl->first = (uint32_t)fl->nps;
+	pl->n = 0;
+	for (i = 0; i < ab->nattr; i++) {
+		const struct dw_spec *sp = &ab->specs[i];
+		int fs = dw_form_size(sp->form, t->asz, t->osz, &mx);
+
+		if (fs < 0)
+			return;
+		if (keeps(fl, sp->at))
+			fl->ps[pl->first + pl->n++] = (struct pspec){ sp->at, sp->form, (uint16_t)off,
+								      (uint16_t)i };
+		off += (unsigned)fs;
+	}
+	fl->nps += pl->n;
+	pl->state = PLAN_OK;
+}
+
+/* ab's plan, or NULL when the full decoder must run. */
+static const struct plan *plan_of(struct dw_filter *fl, const struct dw_abbrevs *t,
+				  const struct dw_abbrev *ab)
+{
+	struct plan *pl;
+
+	if (fl->tab != t) {
+		if (VEC_RESERVE(fl->plans, fl->plans_cap, t->n))
+			return NULL;
+		memset(fl->plans, 0, t->n * sizeof(*fl->plans));
+		fl->nps = 0;
+		fl->tab = t;
+	}
+	pl = &fl->plans[ab - t->list];
+	if (pl->state == PLAN_UNBUILT)
+		plan_build(fl, t, ab, pl);
+	return pl->state == PLAN_OK ? pl : NULL;
+}
+
+/*
+ * The kept values of a DIE of a planned abbreviation at p (ab->fixed bytes
+ * remain): each read at its offset, as decode_fast() reads it.
+ */
+static inline __attribute__((always_inline)) int
+decode_planned(const struct dctx *x, const struct dw_abbrev *ab, const struct pspec *ps,
+	       unsigned n, const uint8_t *p, const uint8_t *end, struct dw_die *die,
+	       const bool swap)
+{
+	const struct dw_file *f = x->f;
+	const unsigned osz = x->u->offset_size;
+	unsigned k;
+	int err;
+
+#define U16(q) (swap ? bswap16(load16(q)) : load16(q))
+#define U32(q) (swap ? bswap32(load32(q)) : load32(q))
+#define U64(q) (swap ? bswap64(load64(q)) : load64(q))
+	for (k = 0; k < n; k++) {
+		struct dw_attr *a = &die->attr[k];
+		const uint8_t *q = p + ps[k].off;
+		uint64_t v;
+
+		a->at = ps[k].at;
+		a->form = ps[k].form;
+		switch (ps[k].form) {
+		case DW_FORM_data1:
+			a->u = *q;
+			a->cls = DW_CL_CONST;
+			continue;
+		case DW_FORM_data2:
+			a->u = U16(q);
+			a->cls = DW_CL_CONST;
+			continue;
+		case DW_FORM_data4:
+			a->u = U32(q);
+			a->cls = DW_CL_CONST;
+			continue;
+		case DW_FORM_data8:
+			a->u = U64(q);
+			a->cls = DW_CL_CONST;
+			continue;
+		case DW_FORM_ref4:
+			a->u = U32(q) + x->refbase;
+			a->cls = DW_CL_REF;
+			continue;
+		case DW_FORM_implicit_const:
+			a->s = x->u->abbrevs->imps[ab->specs[ps[k].spec].imp];
+			a->cls = DW_CL_SCONST;
+			continue;
+		case DW_FORM_flag_present:
+			a->u = 1;
+			a->cls = DW_CL_FLAG;
+			continue;
+		case DW_FORM_strp:
+			v = osz == 4 ? U32(q) : U64(q);
+			if (unlikely(v >= f->s.str.len))
+				return bad(x, die->off, "string offset past the end of .debug_str, form",
+					   DW_FORM_strp);
+			a->str = (const char *)f->s.str.p + v;
+			__builtin_prefetch(a->str);
+			a->cls = DW_CL_STRING;
+			continue;
+		default:
+			a->len = 0;
+			if ((err = read_value(x, ps[k].form,
+					      dw_spec_implicit(x->u->abbrevs, &ab->specs[ps[k].spec]),
+					      &q, end, a, die->off)))
+				return err;
+		}
+	}
+#undef U16
+#undef U32
+#undef U64
+	return 0;
+}
+
+static inline int next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn want, void *ctx,
+			   struct dw_filter *fl)
 {
 	for (;;) {
 		uint64_t die_off;
 		const struct dw_abbrev *ab;
+		const struct plan *pl;
 		bool wanted;
 		int r;
 
@@ -619,12 +795,31 @@ int dw_next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn want, void *
 			continue;
 		}
 		wanted = want(ctx, ab->tag, c->depth);
-		if ((r = decode_body(&c->x, &c->p, c->end, die_off, ab, wanted ? die : NULL)) < 0)
+		if (wanted && fl && ab->fixed >= 0 && c->x.u->abbrevs->asz == c->x.u->addr_size &&
+		    c->x.u->abbrevs->osz == c->x.u->offset_size &&
+		    (size_t)(c->end - c->p) >= (size_t)ab->fixed &&
+		    (pl = plan_of(fl, c->x.u->abbrevs, ab))) {
+			die->off = die_off;
+			die->tag = ab->tag;
+			die->nattr = pl->n;
+			die->nattr_in = ab->nattr;
+			die->has_children = ab->children;
+			die->unit = c->x.u;
+			r = c->x.f->swap ? decode_planned(&c->x, ab, fl->ps + pl->first, pl->n, c->p,
+							  c->end, die, true)
+					 : decode_planned(&c->x, ab, fl->ps + pl->first, pl->n, c->p,
+							  c->end, die, false);
+			if (r < 0)
+				return r;
+			c->p += ab->fixed;
+		} else if ((r = decode_body(&c->x, &c->p, c->end, die_off, ab,
+					    wanted ? die : NULL)) < 0) {
 			return r;
+		}
 		if (!wanted) {	/* header only */
 			die->off = die_off;
 			die->tag = ab->tag;
-			die->nattr = 0;
+			die->nattr = die->nattr_in = 0;
 			die->has_children = ab->children;
 			die->unit = c->x.u;
 		}
@@ -636,6 +831,17 @@ int dw_next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn want, void *
 		}
 		return 1;
 	}
+}
+
+int dw_next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn want, void *ctx)
+{
+	return next_sel(c, die, want, ctx, NULL);
+}
+
+int dw_next_filtered(struct dw_cursor *c, struct dw_die *die, dw_want_fn want, void *ctx,
+		     struct dw_filter *fl)
+{
+	return next_sel(c, die, want, ctx, fl);
 }
 
 int dw_skip_children(struct dw_cursor *c, const struct dw_die *die)

@@ -85,6 +85,7 @@ struct dw_die {
 	uint16_t nattr;
 	bool has_children;
 	int depth;		/* 0 = unit DIE */
+	uint16_t nattr_in;	/* attributes the DIE has (nattr: those decoded) */
 	const struct dw_unit *unit;
 	struct dw_attr attr[DW_MAX_ATTRS];
 };
@@ -148,6 +149,21 @@ int dw_next(struct dw_cursor *c, struct dw_die *die);
  */
 typedef bool (*dw_want_fn)(void *ctx, unsigned tag, int depth);
 int dw_next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn want, void *ctx);
+/*
+ * dw_next_sel() that decodes, of a wanted DIE, only the attributes a
+ * filter keeps (die->nattr of die->nattr_in), the rest skipped unread.
+ * For the common abbreviations (every value of fixed size) the filter
+ * keeps a plan per abbreviation: each kept value's offset, so a DIE is
+ * its kept values and one jump; an abbreviation with a variable-size
+ * value is decoded whole.  A filter holds the plans of one
+ * abbreviation table at a time: one per thread, any file.
+ */
+struct dw_filter;
+/* Keep attributes ats[0..n) (codes >= 256 are always kept); NULL if out of memory. */
+struct dw_filter *dw_filter_new(const uint16_t *ats, size_t n);
+void dw_filter_free(struct dw_filter *fl);
+int dw_next_filtered(struct dw_cursor *c, struct dw_die *die, dw_want_fn want, void *ctx,
+		     struct dw_filter *fl);
 /* Skip the children of die, the DIE last returned by dw_next(). */
 int dw_skip_children(struct dw_cursor *c, const struct dw_die *die);
 /* Decode the DIE at global reference ref (any unit of f or its alt file). */

@@ -57,6 +57,8 @@ struct dw_file {
 };
 
 const struct dw_abbrev *dw_abbrev_find(const struct dw_abbrevs *t, uint64_t code);
+/* Size of a form's value: >= 0 fixed, -1 variable; *max the bound for 8-byte sizes. */
+int dw_form_size(unsigned form, unsigned asz, unsigned osz, unsigned *max);
 /* The table is allocated from ar (the file's abbreviation arena). */
 int dw_abbrevs_parse(const struct dw_file *f, struct arena *ar, uint64_t off, uint8_t asz,
 		     uint8_t osz, struct dw_abbrevs **out, struct diag *d);

@@ -2,8 +2,10 @@
 /*
  * DWARF reader over hand-assembled sections: dw_file_open, every unit
  * walked with dw_next (all attributes decoded), references followed with
- * dw_die_at / dw_unit_of, locations classified, subtrees skipped, and the
- * skip-only walk.
+ * dw_die_at / dw_unit_of, locations classified, subtrees skipped, the
+ * skip-only walk, and dw_next_filtered() against dw_next() (the same
+ * DIEs; the kept attributes with the same values; an error only where
+ * the full decoder fails too).
  *
  * Input: byte 0 = flags (bit 0: big endian, bit 1: also skip children of
  * every other DIE), then for each section of struct dw_sections in order
@@ -12,6 +14,8 @@
  * short input leaves the remaining sections empty.  tests/fuzz/run.sh
  * makes seeds in this format from compiled fixtures.
  */
+#include <stdlib.h>
+
 #include "base/diag.h"
 #include "dwarf/dwarf.h"
 #include "fuzz_common.h"
@@ -19,7 +23,76 @@
 #define MAX_DIES 20000		/* per input, to keep one run short */
 #define MAX_REFS 2000
 
-static struct dw_die die, tdie;	/* big: keep them off the stack */
+static struct dw_die die, tdie, fdie;	/* big: keep them off the stack */
+
+static const uint16_t keep_ats[] = { DW_AT_name, DW_AT_type, DW_AT_byte_size, DW_AT_sibling,
+				     DW_AT_data_member_location, DW_AT_location, DW_AT_const_value,
+				     DW_AT_upper_bound, DW_AT_decl_line, 0x2101 };
+
+static bool want_all(void *ctx, unsigned tag, int depth)
+{
+	(void)ctx, (void)tag, (void)depth;
+	return true;
+}
+
+static bool kept(unsigned at)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(keep_ats) / sizeof(keep_ats[0]); i++)
+		if (keep_ats[i] == at)
+			return true;
+	return at >= 256;
+}
+
+/* fdie (filtered) against die (full): the same DIE, the kept attributes. */
+static void same_die(void)
+{
+	unsigned i, j = 0;
+
+	if (fdie.off != die.off || fdie.tag != die.tag || fdie.depth != die.depth ||
+	    fdie.has_children != die.has_children || fdie.nattr_in != die.nattr)
+		abort();
+	for (i = 0; i < die.nattr; i++) {
+		const struct dw_attr *a = &die.attr[i], *b;
+
+		if (!kept(a->at) && fdie.nattr < die.nattr)
+			continue;
+		if (j >= fdie.nattr)
+			abort();
+		b = &fdie.attr[j++];
+		if (a->at != b->at || a->form != b->form || a->cls != b->cls || a->u != b->u ||
+		    ((a->cls == DW_CL_BLOCK) && a->len != b->len))
+			abort();
+	}
+	if (j != fdie.nattr)
+		abort();
+}
+
+/* Walk unit u with both decoders in step. */
+static void filtered_walk(const struct dw_file *f, const struct dw_unit *u, struct dw_filter *fl)
+{
+	struct dw_cursor c, cf;
+	struct diag d, df;
+	unsigned n = 0;
+	int r, rf;
+
+	diag_clear(&d);
+	diag_clear(&df);
+	if (dw_cursor_init(&c, f, u, &d) || dw_cursor_init(&cf, f, u, &df))
+		return;
+	while (n++ < MAX_DIES) {
+		r = dw_next(&c, &die);
+		rf = dw_next_filtered(&cf, &fdie, want_all, NULL, fl);
+		if (r < 0)	/* the filtered decoder may not read the bad value */
+			return;
+		if (rf < 0 || rf != r)
+			abort();
+		if (!r)
+			return;
+		same_die();
+	}
+}
 
 static void split(const uint8_t *data, size_t size, struct dw_sections *s)
 {
@@ -86,6 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct dw_sections s;
 	struct dw_file *f;
+	struct dw_filter *fl;
 	struct diag d;
 	unsigned ndies = 0, nrefs = 0;
 	bool big, skip;
@@ -104,6 +178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (dw_file_index_error(f))
 		fuzz_check_diag(dw_file_index_error(f));
+	fl = dw_filter_new(keep_ats, sizeof(keep_ats) / sizeof(keep_ats[0]));
 	for (i = 0; i < dw_nunits(f) && ndies < MAX_DIES; i++) {
 		const struct dw_unit *u = dw_unit_at(f, i);
 		struct dw_cursor c;
@@ -129,7 +204,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 		fuzz_check_err(r < 0 ? r : 0, &d);
+		if (fl)
+			filtered_walk(f, u, fl);
 	}
+	dw_filter_free(fl);
 	/* Cursor positioned on a reference: the unit DIE of the first unit. */
 	if (dw_nunits(f)) {
 		struct dw_cursor c;

@@ -157,3 +157,125 @@ TEST(decode_errors_name_unit_and_die)
 	CHECK(dw_cursor_init(&c, f, dw_unit_at(f, 0), &d) < 0);
 	dw_file_free(f);
 }
+
+/*
+ * dw_next_filtered() on a DWARF 4 unit with .debug_str names:
+ *   compile_unit "cu"
+ *     structure_type "s" byte_size 8 decl_file decl_line sibling (all fixed-size)
+ *       member "a" decl_file type -> base data_member_location 4
+ *     base_type "int" byte_size (udata: variable-size) encoding (implicit)
+ * Planned abbreviations yield only the kept attributes, in order, with the
+ * values the full decoder gives; the variable-size one is decoded whole.
+ */
+static const uint8_t abbrev_strp[] = {
+	1, DW_TAG_compile_unit, 1, DW_AT_name, DW_FORM_strp, 0, 0,
+	2, DW_TAG_structure_type, 1, DW_AT_name, DW_FORM_strp, DW_AT_byte_size, DW_FORM_data1,
+	DW_AT_decl_file, DW_FORM_data1, DW_AT_decl_line, DW_FORM_data2, DW_AT_sibling, DW_FORM_ref4,
+	0, 0,
+	3, DW_TAG_member, 0, DW_AT_name, DW_FORM_strp, DW_AT_decl_file, DW_FORM_data1, DW_AT_type,
+	DW_FORM_ref4, DW_AT_data_member_location, DW_FORM_data1, 0, 0,
+	4, DW_TAG_base_type, 0, DW_AT_name, DW_FORM_strp, DW_AT_byte_size, DW_FORM_udata,
+	DW_AT_encoding, DW_FORM_implicit_const, 5, 0, 0,
+	0,
+};
+
+static const uint8_t str_strp[] = "cu\0s\0a\0int";
+
+static uint8_t info_strp[] = {
+	0x2c, 0, 0, 0,		/* length */
+	4, 0,			/* version */
+	0, 0, 0, 0,		/* abbrev offset */
+	8,			/* addr size */
+	/* 0x0b */ 1, 0, 0, 0, 0,
+	/* 0x10 */ 2, 3, 0, 0, 0, 8, 1, 0x34, 0x12, 0x29, 0, 0, 0,
+	/* 0x1d */ 3, 5, 0, 0, 0, 1, 0x29, 0, 0, 0, 4,
+	/* 0x28 */ 0,
+	/* 0x29 */ 4, 7, 0, 0, 0, 4,
+	/* 0x2f */ 0,
+};
+
+static bool want_all(void *ctx, unsigned tag, int depth)
+{
+	(void)ctx, (void)tag, (void)depth;
+	return true;
+}
+
+TEST(decode_filtered_plans)
+{
+	static const uint16_t keep[] = { DW_AT_name, DW_AT_type, DW_AT_byte_size,
+					 DW_AT_data_member_location };
+	static struct dw_die full, die;
+	struct dw_cursor c, cf;
+	struct dw_sections s = { 0 };
+	struct dw_filter *fl = dw_filter_new(keep, sizeof(keep) / sizeof(keep[0]));
+	struct dw_file *f = NULL;
+	struct diag d;
+	uint64_t v;
+	unsigned i, j, ndies = 0;
+	int r;
+
+	REQUIRE(fl != NULL);
+	s.info.p = info_strp;
+	s.info.len = sizeof(info_strp);
+	s.abbrev.p = abbrev_strp;
+	s.abbrev.len = sizeof(abbrev_strp);
+	s.str.p = str_strp;
+	s.str.len = sizeof(str_strp);
+	diag_clear(&d);
+	REQUIRE(dw_file_open(&f, "mem", &s, false, NULL, &d) == 0);
+	REQUIRE(dw_cursor_init(&c, f, dw_unit_at(f, 0), &d) == 0);
+	REQUIRE(dw_cursor_init(&cf, f, dw_unit_at(f, 0), &d) == 0);
+	while ((r = dw_next(&c, &full)) > 0) {
+		REQUIRE(dw_next_filtered(&cf, &die, want_all, NULL, fl) == 1);
+		ndies++;
+		CHECK(die.off == full.off && die.tag == full.tag && die.depth == full.depth);
+		CHECK_EQ_U(die.nattr_in, full.nattr);
+		/* die's attributes: full's, minus the ones not kept (planned ones only) */
+		for (i = j = 0; i < full.nattr; i++) {
+			const struct dw_attr *a = &full.attr[i];
+			bool kept = a->at == DW_AT_name || a->at == DW_AT_type ||
+				    a->at == DW_AT_byte_size || a->at == DW_AT_data_member_location;
+
+			if (!kept && die.nattr < full.nattr)
+				continue;
+			REQUIRE(j < die.nattr);
+			CHECK(die.attr[j].at == a->at && die.attr[j].form == a->form &&
+			      die.attr[j].cls == a->cls && die.attr[j].u == a->u);
+			j++;
+		}
+		CHECK_EQ_U(j, die.nattr);
+	}
+	CHECK(r == 0);
+	CHECK(dw_next_filtered(&cf, &die, want_all, NULL, fl) == 0);
+	CHECK_EQ_U(ndies, 4);
+
+	/* The struct: planned, decl_file/decl_line/sibling left unread. */
+	REQUIRE(dw_cursor_init(&cf, f, dw_unit_at(f, 0), &d) == 0);
+	REQUIRE(dw_next_filtered(&cf, &die, want_all, NULL, fl) == 1);
+	REQUIRE(dw_next_filtered(&cf, &die, want_all, NULL, fl) == 1);
+	CHECK(die.tag == DW_TAG_structure_type);
+	CHECK_EQ_U(die.nattr, 2);
+	CHECK_EQ_U(die.nattr_in, 5);
+	CHECK_STR(dw_name(&die), "s");
+	CHECK(dw_udata(&die, DW_AT_byte_size, &v) && v == 8);
+	CHECK(dw_attr(&die, DW_AT_decl_line) == NULL && dw_attr(&die, DW_AT_sibling) == NULL);
+	/* without DW_AT_sibling the skip walks the children */
+	REQUIRE(dw_skip_children(&cf, &die) == 0);
+	REQUIRE(dw_next_filtered(&cf, &die, want_all, NULL, fl) == 1);
+	CHECK(die.tag == DW_TAG_base_type && die.off == 0x29);
+	/* udata byte_size: no plan, every attribute decoded */
+	CHECK_EQ_U(die.nattr, 3);
+	CHECK_STR(dw_name(&die), "int");
+	CHECK(dw_sdata(&die, DW_AT_encoding, (int64_t *)&v) && v == 5);
+
+	/* The member's values read at their offsets. */
+	REQUIRE(dw_cursor_at(&cf, f, 0x1d, &d) == 0);
+	REQUIRE(dw_next_filtered(&cf, &die, want_all, NULL, fl) == 1);
+	CHECK(die.tag == DW_TAG_member);
+	CHECK_EQ_U(die.nattr, 3);
+	CHECK_STR(dw_name(&die), "a");
+	CHECK_EQ_U(dw_ref(f, &die, DW_AT_type), 0x29);
+	CHECK(dw_udata(&die, DW_AT_data_member_location, &v) && v == 4);
+	dw_filter_free(fl);
+	dw_file_free(f);
+}

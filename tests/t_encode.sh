@@ -36,6 +36,14 @@ if [ $rc -eq 0 ] && grep -q 'DW_TAG_atomic_type dropped' "$WORK/full.err" &&
    grep -q 'complex/imaginary base type' "$WORK/full.err"; then pass "atomic/complex degrade with notes"
 else fail "atomic/complex degrade with notes (rc=$rc)"; cat "$WORK/full.err" | head -5; fi
 
+# The walk decodes only the attributes in cu.c's wanted_attrs: every
+# DW_AT_* the encoder names must be listed there, or it reads as absent.
+want=$(sed -n '/^static const uint16_t wanted_attrs/,/^};/p' "$ROOT/src/encode/cu.c" | grep -o 'DW_AT_[a-z_]*' | sort -u)
+used=$(grep -oh 'DW_AT_[a-z_]*' "$ROOT"/src/encode/*.[ch] | sort -u)
+missing=$(comm -23 <(echo "$used") <(echo "$want"))
+if [ -n "$want" ] && [ -z "$missing" ]; then pass "encoder's attribute filter lists every attribute it reads"
+else fail "encoder's attribute filter misses: ${missing:-<no list found>}"; fi
+
 # Determinism: several units (one per object), any thread count, same bytes.
 for i in 1 2 3 4 5 6; do
 	gcc -g -O1 -DPAHOLE_SAFE -Dvsum=vsum$i -Duse_all=use_all$i -Dglobal_counter=gc$i \

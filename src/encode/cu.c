@@ -155,6 +155,7 @@ struct enc_worker {
 	int *open_kind;		/* 0 type, 1 function, -1 none */
 	size_t open_cap;
 	struct str_cache scache_text;
+	struct dw_filter *filter;	/* the attributes decoded */
 	size_t resolved_types, resolved_kids;	/* resolve_all progress in this unit */
 	/* Current unit. */
 	struct enc_ctx *ctx;
@@ -164,12 +165,31 @@ struct enc_worker {
 	struct diag *d;
 };
 
+/*
+ * The attributes anything here reads (visit() and its helpers, loc.c's
+ * location checks, dw_skip_children()'s DW_AT_sibling); the decoder skips
+ * the rest unread (decl_file/line/column alone are half of a member's).
+ */
+static const uint16_t wanted_attrs[] = {
+	DW_AT_sibling, DW_AT_location, DW_AT_name, DW_AT_byte_size, DW_AT_bit_offset,
+	DW_AT_bit_size, DW_AT_low_pc, DW_AT_high_pc, DW_AT_language, DW_AT_producer,
+	DW_AT_const_value, DW_AT_lower_bound, DW_AT_upper_bound, DW_AT_abstract_origin,
+	DW_AT_count, DW_AT_data_member_location, DW_AT_declaration, DW_AT_encoding,
+	DW_AT_external, DW_AT_specification, DW_AT_type, DW_AT_ranges, DW_AT_data_bit_offset,
+	DW_AT_alignment, DW_AT_linkage_name, DW_AT_artificial,
+};
+
 struct enc_worker *enc_worker_new(void)
 {
 	struct enc_worker *w = mem_zalloc(sizeof(struct enc_worker));
 
-	if (w)
-		arena_init(&w->scache_text.copies, 64 << 10);
+	if (!w)
+		return NULL;
+	arena_init(&w->scache_text.copies, 64 << 10);
+	if (!(w->filter = dw_filter_new(wanted_attrs, sizeof(wanted_attrs) / sizeof(wanted_attrs[0])))) {
+		enc_worker_free(w);
+		return NULL;
+	}
 	return w;
 }
 
@@ -192,6 +212,7 @@ void enc_worker_free(struct enc_worker *w)
 	mem_free(w->open);
 	mem_free(w->open_kind);
 	scache_free(&w->scache_text);
+	dw_filter_free(w->filter);
 	mem_free(w);
 }
 
@@ -908,7 +929,7 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 		return 0;
 	case DW_TAG_formal_parameter:
 	case DW_TAG_unspecified_parameters:
-		if (!die->nattr && die->tag == DW_TAG_formal_parameter)
+		if (!die->nattr_in && die->tag == DW_TAG_formal_parameter)
 			return 0;	/* not decoded: of a function that cannot be kept */
 		if (pk == 0 && w->types[pidx].kind == IR_PROTO)
 			return add_param(w, (uint32_t)pidx, die, false);
@@ -981,7 +1002,7 @@ static int walk(struct enc_worker *w, struct dw_cursor *c, int stop_depth)
 	bool first = true;
 	int r;
 
-	while ((r = dw_next_sel(c, &w->die, want_die, w)) > 0) {
+	while ((r = dw_next_filtered(c, &w->die, want_die, w, w->filter)) > 0) {
 		if (stop_depth > 0 && !first && w->die.depth <= stop_depth)
 			break;
 		first = false;

@@ -35,7 +35,19 @@ static inline uint64_t hash_bytes(const void *p, size_t n)
 	if (n) {
 		uint64_t t = 0;
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/*
+		 * The value memcpy() would give, from two loads: a variable
+		 * memcpy becomes byte stores and a wider reload that the
+		 * CPU cannot forward (a stall on every string interned).
+		 */
+		if (n >= 4)
+			t = load32(s) | (uint64_t)load32(s + n - 4) >> (8 * (8 - n)) << 32;
+		else
+			t = s[0] | (uint64_t)s[n / 2] << (8 * (n / 2)) | (uint64_t)s[n - 1] << (8 * (n - 1));
+#else
 		memcpy(&t, s, n);
+#endif
 		h = (h ^ t) * 0x100000001b3ULL;
 	}
 	return hash_mix(h);

@@ -4,6 +4,7 @@
 #include "base/arena.h"
 #include "base/diag.h"
 #include "base/fmt.h"
+#include "base/hash.h"
 #include "base/mem.h"
 #include "base/pool.h"
 #include "base/strset.h"
@@ -296,4 +297,34 @@ TEST(fmt_matches_libc)
 	bad += check_fmt("no conversions at all, just a longer text than the buffer holds");
 	bad += check_fmt("%5.1f|%p|%o|%hd|%e", 3.25, (void *)0, 8, (short)-3, 1.5);	/* libc */
 	CHECK_EQ_U(bad, 0);
+}
+
+/*
+ * hash_bytes() values are stored (the base cache's string index), so its
+ * fast tail must give what the plain definition gives: the last n % 8
+ * bytes zero-padded as memcpy() would read them.
+ */
+TEST(hash_bytes_matches_plain_definition)
+{
+	unsigned char b[64];
+	size_t o, n, i;
+
+	for (i = 0; i < sizeof(b); i++)
+		b[i] = (unsigned char)(i * 37 + 200);
+	for (o = 0; o < 8; o++)
+		for (n = 0; n + o <= 48; n++) {
+			const unsigned char *s = b + o;
+			uint64_t h = 0x9e3779b97f4a7c15ULL ^ (n * 0x100000001b3ULL), t = 0;
+			size_t k = n;
+
+			for (; k >= 8; k -= 8, s += 8) {
+				h = (h ^ load64(s)) * 0x100000001b3ULL;
+				h ^= h >> 29;
+			}
+			if (k) {
+				memcpy(&t, s, k);
+				h = (h ^ t) * 0x100000001b3ULL;
+			}
+			CHECK_EQ_U(hash_bytes(b + o, n), hash_mix(h));
+		}
 }

@@ -615,7 +615,7 @@ struct plan {
 
 struct dw_filter {
 	uint64_t keep[4];		/* attribute codes < 256 */
-	const struct dw_abbrevs *tab;	/* whose abbreviations plans[] describes */
+	uint64_t tab;			/* uid of the table plans[] describes (0: none) */
 	struct plan *plans;		/* by index in tab->list */
 	size_t plans_cap;
 	struct pspec *ps;
@@ -682,12 +682,12 @@ static const struct plan *plan_of(struct dw_filter *fl, const struct dw_abbrevs 
 {
 	struct plan *pl;
 
-	if (fl->tab != t) {
+	if (fl->tab != t->uid) {	/* by uid: a new table may reuse a freed one's address */
 		if (VEC_RESERVE(fl->plans, fl->plans_cap, t->n))
 			return NULL;
 		memset(fl->plans, 0, t->n * sizeof(*fl->plans));
 		fl->nps = 0;
-		fl->tab = t;
+		fl->tab = t->uid;
 	}
 	pl = &fl->plans[ab - t->list];
 	if (pl->state == PLAN_UNBUILT)

@@ -194,6 +194,29 @@ static uint8_t info_strp[] = {
 	/* 0x2f */ 0,
 };
 
+/* The same unit with the member's decl_file moved last: other offsets. */
+static const uint8_t abbrev_strp2[] = {
+	1, DW_TAG_compile_unit, 1, DW_AT_name, DW_FORM_strp, 0, 0,
+	2, DW_TAG_structure_type, 1, DW_AT_name, DW_FORM_strp, DW_AT_byte_size, DW_FORM_data1,
+	DW_AT_decl_file, DW_FORM_data1, DW_AT_decl_line, DW_FORM_data2, DW_AT_sibling, DW_FORM_ref4,
+	0, 0,
+	3, DW_TAG_member, 0, DW_AT_name, DW_FORM_strp, DW_AT_type, DW_FORM_ref4,
+	DW_AT_data_member_location, DW_FORM_data1, DW_AT_decl_file, DW_FORM_data1, 0, 0,
+	4, DW_TAG_base_type, 0, DW_AT_name, DW_FORM_strp, DW_AT_byte_size, DW_FORM_udata,
+	DW_AT_encoding, DW_FORM_implicit_const, 5, 0, 0,
+	0,
+};
+
+static uint8_t info_strp2[] = {
+	0x2c, 0, 0, 0, 4, 0, 0, 0, 0, 0, 8,
+	/* 0x0b */ 1, 0, 0, 0, 0,
+	/* 0x10 */ 2, 3, 0, 0, 0, 8, 1, 0x34, 0x12, 0x29, 0, 0, 0,
+	/* 0x1d */ 3, 5, 0, 0, 0, 0x29, 0, 0, 0, 4, 1,
+	/* 0x28 */ 0,
+	/* 0x29 */ 4, 7, 0, 0, 0, 4,
+	/* 0x2f */ 0,
+};
+
 static bool want_all(void *ctx, unsigned tag, int depth)
 {
 	(void)ctx, (void)tag, (void)depth;
@@ -274,6 +297,21 @@ TEST(decode_filtered_plans)
 	CHECK(die.tag == DW_TAG_member);
 	CHECK_EQ_U(die.nattr, 3);
 	CHECK_STR(dw_name(&die), "a");
+	CHECK_EQ_U(dw_ref(f, &die, DW_AT_type), 0x29);
+	CHECK(dw_udata(&die, DW_AT_data_member_location, &v) && v == 4);
+
+	/*
+	 * The filter on the next file, whose table likely lands where the
+	 * freed one was: plans of the old layout must not be used.
+	 */
+	dw_file_free(f);
+	f = NULL;
+	s.info.p = info_strp2;
+	s.abbrev.p = abbrev_strp2;
+	REQUIRE(dw_file_open(&f, "mem2", &s, false, NULL, &d) == 0);
+	REQUIRE(dw_cursor_at(&cf, f, 0x1d, &d) == 0);
+	REQUIRE(dw_next_filtered(&cf, &die, want_all, NULL, fl) == 1);
+	CHECK(die.tag == DW_TAG_member);
 	CHECK_EQ_U(dw_ref(f, &die, DW_AT_type), 0x29);
 	CHECK(dw_udata(&die, DW_AT_data_member_location, &v) && v == 4);
 	dw_filter_free(fl);

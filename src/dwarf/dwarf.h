@@ -28,9 +28,10 @@
 #define DW_MAX_ATTRS 96		/* per DIE; abbrevs with more are malformed */
 #define DW_MAX_DEPTH 65536	/* DIE nesting limit */
 
+/* The sections the reader uses (no .debug_line: nothing here reads it). */
 struct dw_sections {
 	struct bslice info, abbrev, str, line_str, str_offsets, addr, rnglists,
-		loclists, loc, ranges, types, line;
+		loclists, loc, ranges, types;
 };
 
 enum dw_class {

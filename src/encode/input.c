@@ -24,7 +24,6 @@ int dwarf_sections_load(struct belf *e, struct dw_sections *s, struct diag *d)
 		{ ".debug_loc", offsetof(struct dw_sections, loc) },
 		{ ".debug_ranges", offsetof(struct dw_sections, ranges) },
 		{ ".debug_types", offsetof(struct dw_sections, types) },
-		{ ".debug_line", offsetof(struct dw_sections, line) },
 	};
 	size_t i;
 	int err;

@@ -10,7 +10,7 @@
  * Input: byte 0 = flags (bit 0: big endian, bit 1: also skip children of
  * every other DIE), then for each section of struct dw_sections in order
  * (info, abbrev, str, line_str, str_offsets, addr, rnglists, loclists,
- * loc, ranges, types, line) a little-endian u32 length and the bytes.  A
+ * loc, ranges, types) a little-endian u32 length and the bytes.  A
  * short input leaves the remaining sections empty.  tests/fuzz/run.sh
  * makes seeds in this format from compiled fixtures.
  */

@@ -12,7 +12,7 @@ import sys
 
 ORDER = [".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
          ".debug_str_offsets", ".debug_addr", ".debug_rnglists", ".debug_loclists",
-         ".debug_loc", ".debug_ranges", ".debug_types", ".debug_line"]
+         ".debug_loc", ".debug_ranges", ".debug_types"]
 
 
 def sections(path):

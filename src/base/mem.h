@@ -20,11 +20,6 @@ void *mem_alloc(size_t n);
 void *mem_zalloc(size_t n);
 void *mem_realloc(void *p, size_t n);
 void *mem_array(size_t nmemb, size_t size);	/* zeroed, overflow-checked */
-/*
- * Zeroed, for an array that will be touched throughout (indexes and maps
- * over type ids): a huge-page block already from 64 KiB.
- */
-void *mem_huge(size_t n);
 void mem_free(void *p);
 char *mem_strdup(const char *s);
 

@@ -3008,8 +3008,8 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 	d.owords = btf->types;
 	d.oidx = btf->index;
 	/* zeroed is the starting state (see MAPV); touched all over */
-	d.map = mem_huge((size_t)MAX(d.nr_all, 1) * sizeof(*d.map));
-	d.hypot = mem_huge((size_t)MAX(d.nr_all, 1) * sizeof(*d.hypot));
+	d.map = mem_array(MAX(d.nr_all, 1), sizeof(*d.map));
+	d.hypot = mem_array(MAX(d.nr_all, 1), sizeof(*d.hypot));
 	if (!d.map || !d.hypot ||
 	    dtab_init(&d.tab, 0, &pb->tab)) {
 		err = diag_err(diag, ENOMEM, "dedup: out of memory for %u types", d.nr_all);

@@ -365,7 +365,7 @@ int btf_parse_flags(const void *data, size_t len, const struct btf *base, unsign
 	/* Records are at least 3 words: one allocation, of which a big one
 	 * (mapped, not touched) costs only the pages the index fills. */
 	if (!btf->index && nwords / 3 + 1 <= SIZE_MAX / 4 &&
-	    (btf->index = mem_huge((nwords / 3 + 1) * 4)))
+	    (btf->index = mem_array(nwords / 3 + 1, 4)))
 		btf->index_cap = nwords / 3 + 1;
 	if (VEC_RESERVE(btf->index, btf->index_cap, nwords / 3 + 1)) {
 		err = diag_err(d, ENOMEM, "out of memory");

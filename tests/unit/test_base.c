@@ -191,18 +191,18 @@ TEST(mem_big_blocks)
 /* Kept big blocks are handed out again: zeroed allocations still come back zero. */
 TEST(mem_big_blocks_reused_zeroed)
 {
-	size_t sizes[] = { (size_t)5 << 20, (size_t)100 << 10, (size_t)12 << 20 };
+	size_t sizes[] = { (size_t)5 << 20, (size_t)6 << 20, (size_t)12 << 20 };
 	size_t k, i, bad = 0;
 
 	mem_keep_freed((size_t)32 << 20);
 	for (k = 0; k < 3; k++) {
 		size_t n = sizes[k];
-		unsigned char *p = k == 1 ? mem_huge(n) : mem_alloc(n), *q, *r;
+		unsigned char *p = mem_alloc(n), *q, *r;
 
 		REQUIRE(p != NULL);
 		memset(p, 0xa5, n);
 		mem_free(p);
-		q = k == 1 ? mem_huge(n) : mem_zalloc(n);
+		q = mem_zalloc(n);
 		REQUIRE(q != NULL);
 		for (i = 0; i < n; i++)
 			bad += q[i] != 0;

@@ -697,7 +697,11 @@ static const struct plan *plan_of(struct dw_filter *fl, const struct dw_abbrevs 
 
 /*
  * The kept values of a DIE of a planned abbreviation at p (ab->fixed bytes
- * remain): each read at its offset, as decode_fast() reads it.
+ * remain): each read at its offset, as decode_fast() reads it.  The arms
+ * repeat decode_fast()'s on purpose: one helper for both, returning the
+ * size consumed, cost 1.4% more instructions on a batch of modules (a
+ * test and a join per value).  The unit test and the DWARF fuzzer compare
+ * the two decoders value by value.
  */
 static inline __attribute__((always_inline)) int
 decode_planned(const struct dctx *x, const struct dw_abbrev *ab, const struct pspec *ps,

@@ -30,4 +30,22 @@ static inline void store16(void *p, uint16_t v) { memcpy(p, &v, 2); }
 static inline void store32(void *p, uint32_t v) { memcpy(p, &v, 4); }
 static inline void store64(void *p, uint64_t v) { memcpy(p, &v, 8); }
 
+/*
+ * memcmp(a, b, n) == 0 for the short keys of the hash tables (names are
+ * mostly under 16 bytes): two overlapping loads a side, no call.
+ */
+static inline bool bytes_eq(const void *a, const void *b, size_t n)
+{
+	const unsigned char *x = a, *y = b;
+
+	if (n >= 8) {
+		if (n > 16)
+			return memcmp(x, y, n) == 0;
+		return load64(x) == load64(y) && load64(x + n - 8) == load64(y + n - 8);
+	}
+	if (n >= 4)
+		return load32(x) == load32(y) && load32(x + n - 4) == load32(y + n - 4);
+	return !n || (x[0] == y[0] && x[n / 2] == y[n / 2] && x[n - 1] == y[n - 1]);
+}
+
 #endif

@@ -58,7 +58,7 @@ static int64_t lookup(const struct strset *s, const char *str, size_t len, uint3
 		uint32_t off = s->slots[j].off1 - 1;
 
 		if (s->slots[j].hash == h && off + len < s->len &&
-		    memcmp(s->data + off, str, len) == 0 && s->data[off + len] == 0)
+		    bytes_eq(s->data + off, str, len) && s->data[off + len] == 0)
 			return off;
 	}
 	*slot = j;

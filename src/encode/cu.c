@@ -1214,7 +1214,7 @@ static inline bool scache_find(const struct str_cache *c, uint32_t h, const char
 
 		if (e->hash != h)
 			continue;
-		if (by_addr ? e->key == s : e->len == len && !memcmp(e->key, s, len)) {
+		if (by_addr ? e->key == s : e->len == len && bytes_eq(e->key, s, len)) {
 			*off = e->val;
 			return true;
 		}

@@ -328,3 +328,22 @@ TEST(hash_bytes_matches_plain_definition)
 			CHECK_EQ_U(hash_bytes(b + o, n), hash_mix(h));
 		}
 }
+
+/* bytes_eq() answers as memcmp() == 0 does, whatever byte differs. */
+TEST(bytes_eq_matches_memcmp)
+{
+	unsigned char a[48], b[48];
+	size_t n, i, bad = 0;
+
+	for (i = 0; i < sizeof(a); i++)
+		a[i] = b[i] = (unsigned char)(i * 13 + 7);
+	for (n = 0; n <= 40; n++) {
+		bad += !bytes_eq(a + 1, b + 1, n);
+		for (i = 0; i < n; i++) {
+			b[1 + i] ^= 0x40;
+			bad += bytes_eq(a + 1, b + 1, n);
+			b[1 + i] ^= 0x40;
+		}
+	}
+	CHECK_EQ_U(bad, 0);
+}

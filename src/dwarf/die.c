@@ -12,6 +12,17 @@ static const struct dw_file *owner(const struct dw_file *f, const struct dw_unit
 	return f;
 }
 
+/*
+ * Whether ab->fixed is the size of ab's values in a DIE of x's unit: some
+ * form varies otherwise, or the table was parsed for a unit of other
+ * address or offset sizes (tables are shared by offset).
+ */
+static inline bool has_fixed_size(const struct dctx *x, const struct dw_abbrev *ab)
+{
+	return ab->fixed >= 0 && x->u->abbrevs->asz == x->u->addr_size &&
+	       x->u->abbrevs->osz == x->u->offset_size;
+}
+
 static void dctx_init(struct dctx *x, const struct dw_file *f, const struct dw_unit *u,
 		      struct diag *d)
 {
@@ -483,8 +494,7 @@ static inline int decode_body(const struct dctx *x, const uint8_t **pp, const ui
 					      a, die_off)))
 				return err;
 		}
-	} else if (ab->fixed >= 0 && x->u->abbrevs->asz == x->u->addr_size &&
-		   x->u->abbrevs->osz == x->u->offset_size) {
+	} else if (has_fixed_size(x, ab)) {
 		if (unlikely((size_t)(end - p) < (size_t)ab->fixed))
 			return bad(x, die_off, "attribute value runs past the unit end", ~0u);
 		p += ab->fixed;
@@ -616,7 +626,7 @@ struct plan {
 struct dw_filter {
 	uint64_t keep[4];		/* attribute codes < 256 */
 	uint64_t tab;			/* uid of the table plans[] describes (0: none) */
-	struct plan *plans;		/* by index in tab->list */
+	struct plan *plans;		/* by index in that table's list */
 	size_t plans_cap;
 	struct pspec *ps;
 	size_t nps, ps_cap;
@@ -799,8 +809,7 @@ static inline int next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn w
 			continue;
 		}
 		wanted = want(ctx, ab->tag, c->depth);
-		if (wanted && fl && ab->fixed >= 0 && c->x.u->abbrevs->asz == c->x.u->addr_size &&
-		    c->x.u->abbrevs->osz == c->x.u->offset_size &&
+		if (wanted && fl && has_fixed_size(&c->x, ab) &&
 		    (size_t)(c->end - c->p) >= (size_t)ab->fixed &&
 		    (pl = plan_of(fl, c->x.u->abbrevs, ab))) {
 			die->off = die_off;

@@ -212,8 +212,8 @@ def bench_modules(a):
     tmp = tempfile.mkdtemp(prefix="btfc-bench-mods.", dir=shm)
     print(f"modules: {n} modules on {vbtf} (pahole once: it takes minutes; btfc medians of "
           f"{a.runs}, interleaved; outputs in {tmp})")
-    def per_mod(cmd):  # one process per module, two at a time, like make -j2
-        return ["sh", "-c", f"xargs -P2 -I{{}} sh -c '{cmd}' < {mods}"]
+    def per_mod(cmd, before=""):  # one process per module, two at a time, like make -j2
+        return ["sh", "-c", f"{before}xargs -P2 -I{{}} sh -c '{cmd}' < {mods}"]
     res = {}
     name = "pahole per module, 2 in parallel"
     wall, cpu, rss, _ = timed(per_mod(f"pahole -J --btf_gen_floats --lang_exclude=rust --btf_base {vbtf} "
@@ -224,8 +224,8 @@ def bench_modules(a):
         # an empty base cache of its own each run: the first module builds
         # it, as in a kernel build after vmlinux changed
         ("btfc per module, 2 in parallel",
-         ["sh", "-c", f"rm -rf {tmp}/cache; " + per_mod(f"BTFC_CACHE_DIR={tmp}/cache {a.btfc} encode -j1 "
-                                                        f"--base {vbtf} -o {tmp}/$(basename {{}}).b {{}}")[2]]),
+         per_mod(f"BTFC_CACHE_DIR={tmp}/cache {a.btfc} encode -j1 --base {vbtf} "
+                 f"-o {tmp}/$(basename {{}}).b {{}}", before=f"rm -rf {tmp}/cache; ")),
         ("btfc batch -j2", [a.btfc, "encode", "-j2", "--base", vbtf, "--list", mods, "-o", tmp]),
     ]
     for (name, _), (wall, cpu, rss, _) in zip(ours, side_by_side([c for _, c in ours], a.runs)):

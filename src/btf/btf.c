@@ -418,7 +418,7 @@ static int64_t reserve_type(struct btf *btf, size_t nwords)
 	if (btf_own(btf))
 		return -ENOMEM;
 	if (VEC_RESERVE(btf->types, btf->types_cap, off + nwords) ||
-	    VEC_RESERVE(btf->index, btf->index_cap, btf->nr_types + 1))
+	    (!btf->defer_index && VEC_RESERVE(btf->index, btf->index_cap, btf->nr_types + 1)))
 		return diag_err(&btf->err, ENOMEM, "out of memory adding type %u",
 				btf_type_count(btf));
 	return (int64_t)off;
@@ -427,7 +427,9 @@ static int64_t reserve_type(struct btf *btf, size_t nwords)
 static int commit_type(struct btf *btf, size_t off, size_t nwords, unsigned kind)
 {
 	btf->types_len = off + nwords;
-	btf->index[btf->nr_types] = (uint32_t)off;
+	if (!btf->defer_index)
+		btf->index[btf->nr_types] = (uint32_t)off;
+	btf->last_off = off;
 	btf->last_type_kind = (int)kind;
 	return (int)(btf->start_id + btf->nr_types++);
 }
@@ -578,6 +580,45 @@ int btf_add_union(struct btf *btf, const char *name, uint32_t byte_sz)
 	return add_common(btf, BTF_KIND_UNION, name, false, 0, byte_sz, 0, NULL);
 }
 
+/*
+ * The last record added.  Only an add sets last_type_kind >= 0, and that
+ * add set last_off; parse and dedup leave no last record (last_type_kind
+ * is set there, from the index, for btf_add_* checks only).
+ */
+static struct btf_type *last_type(struct btf *btf)
+{
+	if (!btf->defer_index)
+		return btf_type_mut(btf, btf_type_count(btf) - 1);
+	return btf_writable(btf) ? NULL : (struct btf_type *)(btf->types + btf->last_off);
+}
+
+struct btf_type *btf_last_type_mut(struct btf *btf)
+{
+	return btf->nr_types ? last_type(btf) : NULL;
+}
+
+int btf_build_index(struct btf *btf)
+{
+	size_t off = 0;
+	uint32_t i;
+
+	if (!btf->defer_index)
+		return 0;
+	mem_free(btf->index);
+	btf->index_cap = MAX(btf->nr_types, 1u);
+	if (!(btf->index = mem_array(btf->index_cap, sizeof(*btf->index)))) {
+		btf->index_cap = 0;
+		return diag_err(&btf->err, ENOMEM, "out of memory indexing %u types", btf->nr_types);
+	}
+	/* The adds wrote every record whole: sizes follow from the headers. */
+	for (i = 0; i < btf->nr_types; i++) {
+		btf->index[i] = (uint32_t)off;
+		off += btf_type_size((const struct btf_type *)(btf->types + off)) / 4;
+	}
+	btf->defer_index = false;
+	return 0;
+}
+
 /* Append nwords words to the last type (of one of the given kinds); bump vlen. */
 static int64_t grow_last(struct btf *btf, const char *what, unsigned k1, unsigned k2,
 			 size_t nwords)
@@ -589,22 +630,18 @@ static int64_t grow_last(struct btf *btf, const char *what, unsigned k1, unsigne
 				btf_kind_str(k1));
 	if (btf_own(btf))
 		return -ENOMEM;
-	t = btf_type_mut(btf, btf_type_count(btf) - 1);
+	t = last_type(btf);
 	if (btf_vlen(t) >= BTF_MAX_VLEN)
 		return diag_err(&btf->err, E2BIG, "btf_add_%s: type %u has %u elements", what,
 				btf_type_count(btf) - 1, btf_vlen(t));
 	if (VEC_RESERVE(btf->types, btf->types_cap, btf->types_len + nwords))
 		return diag_err(&btf->err, ENOMEM, "out of memory");
-	t = btf_type_mut(btf, btf_type_count(btf) - 1);
+	t = last_type(btf);
 	t->info++;
 	btf->types_len += nwords;
 	return (int64_t)(btf->types_len - nwords);
 }
 
-static struct btf_type *last_type(struct btf *btf)
-{
-	return btf_type_mut(btf, btf_type_count(btf) - 1);
-}
 
 int btf_add_member(struct btf *btf, const char *name, uint32_t type, uint32_t bit_offset,
 		   uint32_t bitfield_size)

@@ -174,6 +174,8 @@ struct btf {
 	bool types_inplace;		/* ... and may be written there (BTF_PARSE_WRITABLE) */
 	bool index_borrowed;		/* index belongs to the caller (btf_parse_known) */
 	bool defer_base_strs;		/* btf_add_str skips the base (btf_defer_base_strs) */
+	bool defer_index;		/* adds skip index (btf_defer_index) */
+	size_t last_off;		/* word offset of the last added record */
 	void (*release)(void *);	/* btf_free() calls release(release_ctx) last */
 	void *release_ctx;
 };
@@ -223,6 +225,18 @@ const struct btf_type *btf_type_by_id(const struct btf *btf, uint32_t id);
  * BTF is copied first (btf_own()); NULL if that copy cannot be allocated.
  */
 struct btf_type *btf_type_mut(struct btf *btf, uint32_t id);
+/* The record the last btf_add_*() made, writable (NULL if none or on ENOMEM). */
+struct btf_type *btf_last_type_mut(struct btf *btf);
+/*
+ * Append-only building without the id index: the adds skip it, and until
+ * btf_build_index() nothing may look a type up by id (btf_type_by_id,
+ * btf_type_mut, btf_find_by_name_kind and what calls them).  For a
+ * builder that only appends: the index of a kernel image's pre-dedup
+ * types is 17 MB, at the moment its conversion holds the most memory.
+ */
+static inline void btf_defer_index(struct btf *btf) { btf->defer_index = true; }
+/* Build the id index skipped since btf_defer_index(); 0 or -errno. */
+int btf_build_index(struct btf *btf);
 /* Size in bytes of a whole record (header included). */
 static inline size_t btf_type_size(const struct btf_type *t)
 {

@@ -5,14 +5,16 @@
 #include "base/mem.h"
 #include "btf/btf.h"
 
-/* A small BTF with every kind; returns NULL on failure. */
-static struct btf *build_all_kinds(void)
+/* A small BTF with every kind, its index built as it grows or at the end. */
+static struct btf *build_kinds(bool defer_index)
 {
 	struct btf *b = btf_new(NULL);
 	int i_int, i_s, i_fp, i_var;
 
 	if (!b)
 		return NULL;
+	if (defer_index)
+		btf_defer_index(b);
 	i_int = btf_add_int(b, "int", 4, BTF_INT_SIGNED);		/* 1 */
 	btf_add_ptr(b, i_int);						/* 2 */
 	btf_add_array(b, i_int, i_int, 10);				/* 3 */
@@ -41,11 +43,17 @@ static struct btf *build_all_kinds(void)
 	btf_add_type_tag(b, "user", i_int);				/* 18 */
 	btf_add_enum64(b, "e64", 8, false);				/* 19 */
 	btf_add_enum64_value(b, "BIG", 0x100000000ULL);
-	if (btf_error(b)) {
+	if (btf_error(b) || btf_build_index(b)) {
 		btf_free(b);
 		return NULL;
 	}
 	return b;
+}
+
+/* returns NULL on failure */
+static struct btf *build_all_kinds(void)
+{
+	return build_kinds(false);
 }
 
 TEST(btf_builder_all_kinds)
@@ -196,6 +204,28 @@ static void *swap_blob(const uint8_t *p, size_t len)
 		store32(q + hdr_len + i, bswap32(load32(p + hdr_len + i)));
 	(void)str_off;
 	return q;
+}
+
+/* Adds without the index, then one built at the end: the same types, found by id. */
+TEST(btf_deferred_index_same_types)
+{
+	struct btf *a = build_kinds(false), *b = build_kinds(true);
+	uint32_t id;
+
+	REQUIRE(a && b);
+	CHECK(!b->defer_index);
+	CHECK_EQ_U(btf_type_count(b), btf_type_count(a));
+	CHECK_EQ_U(b->types_len, a->types_len);
+	CHECK(!memcmp(b->types, a->types, a->types_len * 4));
+	for (id = 1; id < btf_type_count(a); id++)
+		CHECK_EQ_U(b->index[id - 1], a->index[id - 1]);
+	/* members, values, params and secinfos landed on their own record */
+	CHECK_EQ_U(btf_vlen(btf_type_by_id(b, 4)), 2);
+	CHECK_EQ_U(btf_vlen(btf_type_by_id(b, 15)), 1);
+	CHECK_EQ_U(btf_vlen(btf_type_by_id(b, 19)), 1);
+	CHECK_EQ_U(btf_kind(btf_last_type_mut(b)), BTF_KIND_ENUM64);
+	btf_free(a);
+	btf_free(b);
 }
 
 TEST(btf_write_parse_round_trip_both_orders)

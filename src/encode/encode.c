@@ -787,8 +787,10 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	}
 	btf_set_endian(r.out, belf_big_endian(in->elf) ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN);
 	/*
-	 * Own strings are matched against the base once each, after conversion
-	 * (btf_resolve_base_strs), not once per DWARF reference.
+	 * A base without a string index (a lone module's mapped vmlinux BTF):
+	 * own strings are matched against it once each, after conversion
+	 * (btf_resolve_base_strs), not once per DWARF reference.  An indexed
+	 * base is asked as each string is first added.
 	 */
 	btf_defer_base_strs(r.out);
 	/*

@@ -581,9 +581,8 @@ int btf_add_union(struct btf *btf, const char *name, uint32_t byte_sz)
 }
 
 /*
- * The last record added.  Only an add sets last_type_kind >= 0, and that
- * add set last_off; parse and dedup leave no last record (last_type_kind
- * is set there, from the index, for btf_add_* checks only).
+ * The last record: by id, or, while the index is deferred (only adds
+ * since btf_new()), where the last add put it.
  */
 static struct btf_type *last_type(struct btf *btf)
 {
@@ -641,7 +640,6 @@ static int64_t grow_last(struct btf *btf, const char *what, unsigned k1, unsigne
 	btf->types_len += nwords;
 	return (int64_t)(btf->types_len - nwords);
 }
-
 
 int btf_add_member(struct btf *btf, const char *name, uint32_t type, uint32_t bit_offset,
 		   uint32_t bitfield_size)

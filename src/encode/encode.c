@@ -814,10 +814,12 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	 * per-worker cache suffices).  A slot per 16 bytes of .debug_str:
 	 * vmlinux's types use about a fifth of them.  Each worker's DIE-offset
 	 * array (a word per byte of its largest unit) is neutral on those
-	 * modules and kept from MANY_UNITS; a module's few units are better
-	 * off hashed.
+	 * modules and kept from MANY_UNITS; a lone module's few units are
+	 * better off hashed (the array is fresh memory).  In a batch (a
+	 * prepared dedup base) freed blocks come back, and the array saves
+	 * 1.6% of the CPU of 1,138 modules.
 	 */
-	r.ctx.ref_direct = many_units;
+	r.ctx.ref_direct = many_units || o->dedup_base;
 	if (in->dw_str.len && in->dw_str.len < UINT32_MAX && nunits >= STR_POS_UNITS) {
 		size_t n = 4096;
 

@@ -193,6 +193,17 @@ struct enc_worker *enc_worker_new(void)
 	return w;
 }
 
+void enc_worker_recycle(struct enc_worker *w)
+{
+	/* Cached offsets are into the last run's output. */
+	if (w->scache_text.cap) {
+		scache_free(&w->scache_text);
+		arena_init(&w->scache_text.copies, 64 << 10);
+	}
+	/* The direct array's entries go through its log at the next map_direct(). */
+	w->map.dlen = 0;
+}
+
 void enc_worker_free(struct enc_worker *w)
 {
 	if (!w)

@@ -832,8 +832,12 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		r.ctx.str_pos_mask = n - 1;
 		r.ctx.str_pos_left = n / 4 * 3;
 	}
+	if (jobs == 1 && o->worker) {
+		enc_worker_recycle(o->worker);
+		r.w[0] = o->worker;
+	}
 	for (w = 0; w < jobs; w++)
-		if (!(r.w[w] = enc_worker_new())) {
+		if (!r.w[w] && !(r.w[w] = enc_worker_new())) {
 			err = diag_err(d, ENOMEM, "out of memory");
 			goto out;
 		}
@@ -855,7 +859,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	for (i = 0; i < r.nslots; i++)
 		cu_frag_free(&r.slots[i]);
 	for (w = 0; w < jobs; w++) {
-		enc_worker_free(r.w[w]);
+		if (r.w[w] != o->worker)	/* the caller's stays, for its next run */
+			enc_worker_free(r.w[w]);
 		r.w[w] = NULL;
 	}
 	if (jobs > 1)	/* the workers' arenas: the dedup runs on this thread's */
@@ -914,7 +919,8 @@ out:
 	mem_free(r.slots);
 	if (r.w)
 		for (w = 0; w < jobs; w++)
-			enc_worker_free(r.w[w]);
+			if (r.w[w] != o->worker)
+				enc_worker_free(r.w[w]);
 	mem_free(r.w);
 	mem_free(r.idmap);
 	mem_free(r.ctx.str_pos);

@@ -25,6 +25,8 @@ enum enc_compat {
 
 typedef void (*enc_log_fn)(void *ctx, const char *line);
 
+struct enc_worker;
+
 struct enc_opts {
 	enum enc_compat compat;
 	bool floats;		/* FLOAT kind (else INT of the same size) */
@@ -39,6 +41,12 @@ struct enc_opts {
 	/* The split base's dedup tables, prepared once (batch mode); NULL = per run. */
 	const struct btf_dedup_base *dedup_base;
 	unsigned jobs;		/* worker threads (>= 1) */
+	/*
+	 * With jobs == 1: convert with these buffers, kept by the caller
+	 * across runs on one thread (batch mode; enc_worker_new()), instead
+	 * of fresh ones.  NULL: fresh.  The output is the same either way.
+	 */
+	struct enc_worker *worker;
 	const uint32_t *lang_exclude;	/* DW_LANG_* codes to skip, 0-terminated */
 	int verbose;		/* > 0: notes through log */
 	enc_log_fn log;
@@ -53,6 +61,10 @@ struct enc_stats {
 };
 
 void enc_opts_default(struct enc_opts *o);
+
+/* A converting thread's buffers (IR, reference map, decode plans). */
+struct enc_worker *enc_worker_new(void);
+void enc_worker_free(struct enc_worker *w);
 
 /*
  * Encode the DWARF of in as BTF: base BTF, or split BTF on base (may be

@@ -86,9 +86,8 @@ struct enc_ctx {
 	bool ref_direct;		/* in-unit DIE references index a per-worker array */
 };
 
-struct enc_worker;
-struct enc_worker *enc_worker_new(void);
-void enc_worker_free(struct enc_worker *w);
+/* Ready a worker kept from an earlier run (enc_opts.worker) for a new one. */
+void enc_worker_recycle(struct enc_worker *w);
 /* Convert unit i of ctx->in into frag (zeroed or recycled with cu_frag_reset). */
 int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t i, struct cu_frag *frag);
 /* Empty frag for reuse, keeping its buffers. */

@@ -126,7 +126,7 @@ static int batch_one(void *ctx, unsigned worker, size_t i)
 	size_t done;
 
 	o.jobs = 1;
-	/* Buffers grown for one module serve the next (2% less CPU on 1,138). */
+	/* Buffers grown for one module serve the next (1-2% less CPU on 1,138). */
 	if (!b->workers[worker])
 		b->workers[worker] = enc_worker_new();	/* NULL: fresh ones per module */
 	o.worker = b->workers[worker];

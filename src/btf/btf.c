@@ -448,6 +448,35 @@ int btf_add_raw(struct btf *btf, const struct btf_type *t, size_t bytes)
 	return commit_type(btf, (size_t)off, nwords, btf_kind(t));
 }
 
+int btf_add_raw_n(struct btf *btf, const uint32_t *words, size_t nwords, const uint32_t *offs,
+		  size_t n, uint32_t **at)
+{
+	uint32_t first = btf_type_count(btf);
+	size_t k, off;
+
+	if (!n || nwords < 3 * n || offs[n - 1] - offs[0] + 3 > nwords)
+		return diag_err(&btf->err, EINVAL, "raw records: %zu in %zu words", n, nwords);
+	if ((uint64_t)first + n > 0x7fffffff)
+		return diag_err(&btf->err, E2BIG, "too many types (%u + %zu)", first, n);
+	if (btf_own(btf))
+		return -ENOMEM;
+	off = btf->types_len;
+	if (VEC_RESERVE(btf->types, btf->types_cap, off + nwords) ||
+	    (!btf->defer_index && VEC_RESERVE(btf->index, btf->index_cap, btf->nr_types + n)))
+		return diag_err(&btf->err, ENOMEM, "out of memory adding types %u-%zu", first,
+				first + n - 1);
+	memcpy(btf->types + off, words, nwords * 4);
+	if (!btf->defer_index)
+		for (k = 0; k < n; k++)
+			btf->index[btf->nr_types + k] = (uint32_t)(off + offs[k] - offs[0]);
+	btf->nr_types += (uint32_t)n;
+	btf->types_len = off + nwords;
+	btf->last_off = off + offs[n - 1] - offs[0];
+	btf->last_type_kind = (int)btf_kind((const struct btf_type *)(btf->types + btf->last_off));
+	*at = btf->types + off;
+	return (int)first;
+}
+
 static int name_off(struct btf *btf, const char *name, int64_t *off)
 {
 	if (!name || !*name) {

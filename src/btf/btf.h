@@ -329,6 +329,14 @@ int btf_add_decl_tag(struct btf *btf, const char *value, uint32_t ref, int compo
  * need records the checked adders refuse.  Returns the id.
  */
 int btf_add_raw(struct btf *btf, const struct btf_type *t, size_t bytes);
+/*
+ * btf_add_raw() of n records at once: words[0..nwords) holds them back to
+ * back and nothing else, record k starting at word offs[k] - offs[0].
+ * Returns the first new id, and in *at where the copy starts in btf (valid
+ * until the next add, for the caller to patch the new records in place).
+ */
+int btf_add_raw_n(struct btf *btf, const uint32_t *words, size_t nwords, const uint32_t *offs,
+		  size_t n, uint32_t **at);
 
 /*
  * Copy all own types of src into dst (libbpf btf__add_btf): strings are

@@ -352,22 +352,23 @@ static void remap_ids(struct run *r, struct btf_type *t)
 
 static int merge_range(struct run *r, const struct cu_frag *f, uint32_t first, uint32_t last)
 {
-	uint32_t id, next = btf_type_count(r->out);
+	uint32_t id, next = btf_type_count(r->out), w0, w1;
+	uint32_t *p;
+	int nid;
 
+	if (first > last)
+		return 0;
 	for (id = first; id <= last; id++)
 		r->idmap[id] = next + (id - first);
-	for (id = first; id <= last; id++) {
-		const uint32_t *rec = f->words + f->recs[id - 1];
-		size_t end = id < f->nrecs ? f->recs[id] : f->nwords;
-		struct btf_type *t;
-		int nid;
-
-		nid = btf_add_raw(r->out, (const struct btf_type *)rec, (end - f->recs[id - 1]) * 4);
-		if (nid < 0)
-			return nid;
-		t = btf_last_type_mut(r->out);
-		remap_ids(r, t);
-	}
+	/* one copy of the range, then each record's ids patched where it landed */
+	w0 = f->recs[first - 1];
+	w1 = last < f->nrecs ? f->recs[last] : (uint32_t)f->nwords;
+	nid = btf_add_raw_n(r->out, f->words + w0, w1 - w0, f->recs + first - 1,
+			    last - first + 1, &p);
+	if (nid < 0)
+		return nid;
+	for (id = first; id <= last; id++)
+		remap_ids(r, (struct btf_type *)(p + f->recs[id - 1] - w0));
 	return 0;
 }
 

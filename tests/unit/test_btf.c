@@ -228,6 +228,49 @@ TEST(btf_deferred_index_same_types)
 	btf_free(b);
 }
 
+/* btf_add_raw_n: the same records, index and ids as one btf_add_raw each. */
+TEST(btf_add_raw_n_matches_one_by_one)
+{
+	struct btf *src = build_all_kinds(), *one = btf_new(NULL), *many = btf_new(NULL),
+		   *defer = btf_new(NULL);
+	uint32_t offs[19], *at = NULL, id;
+	size_t nw;
+
+	REQUIRE(src && one && many && defer);
+	btf_defer_index(defer);
+	for (id = 1; id <= 19; id++) {
+		const struct btf_type *t = btf_type_by_id(src, id);
+
+		offs[id - 1] = src->index[id - 1];
+		CHECK_EQ_U(btf_add_raw(one, t, btf_type_size(t)), id);
+	}
+	nw = src->types_len;
+	CHECK_EQ_U(btf_add_raw_n(many, src->types, offs[1], offs, 1, &at), 1);	/* just "int" */
+	CHECK(at == many->types);
+	/* the rest, from a range that does not start at word 0 */
+	CHECK_EQ_U(btf_add_raw_n(many, src->types + offs[1], nw - offs[1], offs + 1, 18, &at), 2);
+	CHECK(at == many->types + offs[1]);
+	CHECK_EQ_U(btf_add_raw_n(defer, src->types, nw, offs, 19, &at), 1);
+	REQUIRE(btf_build_index(defer) == 0);
+	CHECK_EQ_U(btf_type_count(many), btf_type_count(one));
+	CHECK_EQ_U(many->types_len, one->types_len);
+	CHECK(!memcmp(many->types, one->types, one->types_len * 4));
+	CHECK(!memcmp(defer->types, one->types, one->types_len * 4));
+	for (id = 1; id < btf_type_count(one); id++) {
+		CHECK_EQ_U(many->index[id - 1], one->index[id - 1]);
+		CHECK_EQ_U(defer->index[id - 1], one->index[id - 1]);
+	}
+	CHECK_EQ_U(btf_kind(btf_last_type_mut(many)), BTF_KIND_ENUM64);
+	/* no records, or offsets past the words given: refused, nothing added */
+	CHECK(btf_add_raw_n(many, src->types, nw, offs, 0, &at) < 0);
+	CHECK(btf_add_raw_n(many, src->types, 5, offs, 2, &at) < 0);
+	CHECK_EQ_U(btf_type_count(many), 20);
+	btf_free(src);
+	btf_free(one);
+	btf_free(many);
+	btf_free(defer);
+}
+
 TEST(btf_write_parse_round_trip_both_orders)
 {
 	struct btf *b = build_all_kinds(), *p1 = NULL, *p2 = NULL;

@@ -409,19 +409,25 @@ int btf_find_by_name_kind(const struct btf *btf, const char *name, unsigned kind
 /* ---- builder ---------------------------------------------------------- */
 
 /* Reserve a new record of nwords words; returns its word offset or -errno. */
-static int64_t reserve_type(struct btf *btf, size_t nwords)
+/* Room for nrecs more records of nwords in all; returns where they go. */
+static int64_t reserve_types(struct btf *btf, size_t nwords, size_t nrecs)
 {
 	size_t off = btf->types_len;
 
-	if (btf_type_count(btf) > 0x7ffffffe)
+	if ((uint64_t)btf_type_count(btf) + nrecs > 0x7fffffff)
 		return diag_err(&btf->err, E2BIG, "too many types (%u)", btf_type_count(btf));
 	if (btf_own(btf))
 		return -ENOMEM;
 	if (VEC_RESERVE(btf->types, btf->types_cap, off + nwords) ||
-	    (!btf->defer_index && VEC_RESERVE(btf->index, btf->index_cap, btf->nr_types + 1)))
+	    (!btf->defer_index && VEC_RESERVE(btf->index, btf->index_cap, btf->nr_types + nrecs)))
 		return diag_err(&btf->err, ENOMEM, "out of memory adding type %u",
 				btf_type_count(btf));
 	return (int64_t)off;
+}
+
+static int64_t reserve_type(struct btf *btf, size_t nwords)
+{
+	return reserve_types(btf, nwords, 1);
 }
 
 static int commit_type(struct btf *btf, size_t off, size_t nwords, unsigned kind)
@@ -452,19 +458,14 @@ int btf_add_raw_n(struct btf *btf, const uint32_t *words, size_t nwords, const u
 		  size_t n, uint32_t **at)
 {
 	uint32_t first = btf_type_count(btf);
+	int64_t r;
 	size_t k, off;
 
 	if (!n || nwords < 3 * n || offs[n - 1] - offs[0] + 3 > nwords)
 		return diag_err(&btf->err, EINVAL, "raw records: %zu in %zu words", n, nwords);
-	if ((uint64_t)first + n > 0x7fffffff)
-		return diag_err(&btf->err, E2BIG, "too many types (%u + %zu)", first, n);
-	if (btf_own(btf))
-		return -ENOMEM;
-	off = btf->types_len;
-	if (VEC_RESERVE(btf->types, btf->types_cap, off + nwords) ||
-	    (!btf->defer_index && VEC_RESERVE(btf->index, btf->index_cap, btf->nr_types + n)))
-		return diag_err(&btf->err, ENOMEM, "out of memory adding types %u-%zu", first,
-				first + n - 1);
+	if ((r = reserve_types(btf, nwords, n)) < 0)
+		return (int)r;
+	off = (size_t)r;
 	memcpy(btf->types + off, words, nwords * 4);
 	if (!btf->defer_index)
 		for (k = 0; k < n; k++)

@@ -408,8 +408,7 @@ int btf_find_by_name_kind(const struct btf *btf, const char *name, unsigned kind
 
 /* ---- builder ---------------------------------------------------------- */
 
-/* Reserve a new record of nwords words; returns its word offset or -errno. */
-/* Room for nrecs more records of nwords in all; returns where they go. */
+/* Room for nrecs more records, nwords in all; returns their word offset or -errno. */
 static int64_t reserve_types(struct btf *btf, size_t nwords, size_t nrecs)
 {
 	size_t off = btf->types_len;

@@ -199,7 +199,7 @@ static int run_batch(char **paths, size_t n, const char *outdir, const struct bt
 	b.logs = mem_array(n, sizeof(*b.logs));
 	b.log_len = mem_array(n, sizeof(*b.log_len));
 	b.log_cap = mem_array(n, sizeof(*b.log_cap));
-	b.workers = mem_array(jobs ? jobs : 1, sizeof(*b.workers));
+	b.workers = mem_array(jobs, sizeof(*b.workers));	/* jobs >= 1 (cli_jobs) */
 	if (!b.diags || !b.errs || !b.logs || !b.log_len || !b.log_cap || !b.workers) {
 		status = cli_fail("encode: out of memory");
 		goto out;

@@ -36,6 +36,16 @@ if [ $rc -eq 0 ] && grep -q 'DW_TAG_atomic_type dropped' "$WORK/full.err" &&
    grep -q 'complex/imaginary base type' "$WORK/full.err"; then pass "atomic/complex degrade with notes"
 else fail "atomic/complex degrade with notes (rc=$rc)"; cat "$WORK/full.err" | head -5; fi
 
+# --stats names every phase of the pipeline (read, convert, merge, dedup,
+# write) with its time; merge runs inside convert's span, and write is
+# timed too (an in-place run rewrites the file).
+cp "$WORK/full.o" "$WORK/stats.o"
+"$BTFC" encode --stats -j2 "$WORK/stats.o" 2> "$WORK/stats.err"
+if awk '/^time:/ { ok = $2 == "read" && $5 == "convert" && $8 == "(merge" && $13 == "dedup" &&
+		       $16 == "write" && $9 + 0 <= $6 + 0 && $3 >= 0 && $14 >= 0 && $17 >= 0 }
+	END { exit !ok }' "$WORK/stats.err"; then pass "encode --stats: read, convert, merge, dedup, write"
+else fail "encode --stats: read, convert, merge, dedup, write"; head -3 "$WORK/stats.err"; fi
+
 # The walk decodes only the attributes in cu.c's wanted_attrs: every
 # DW_AT_* the encoder names must be listed there, or it reads as absent.
 want=$(sed -n '/^static const uint16_t wanted_attrs/,/^};/p' "$ROOT/src/encode/cu.c" | grep -o 'DW_AT_[a-z_]*' | sort -u)

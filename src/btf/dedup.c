@@ -58,12 +58,12 @@
  */
 #include "btf/dedup.h"
 
+#include "base/clock.h"
 #include "base/hash.h"
 #include "base/mem.h"
 #include "base/pool.h"
 
 #include <pthread.h>
-#include <time.h>
 
 #define MAX_ID		0x7fffffffu	/* libbpf BTF_MAX_NR_TYPES */
 #define UNPROCESSED	0xffffffffu
@@ -2855,21 +2855,13 @@ const char *const btf_dedup_phase_names[BTF_DEDUP_NR_PH] = {
 	"prep", "strings", "prims", "structs", "fwds", "refs", "compact",
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void lap(struct dedup *d, int ph, double *t)
 {
 	double n;
 
 	if (!d->opts->stats)
 		return;
-	n = now();
+	n = clock_now();
 	d->opts->stats->secs[ph] = n - *t;
 	*t = n;
 }
@@ -2953,7 +2945,7 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 	struct btf_dedup_base *own_pb = NULL;
 	const struct btf_dedup_base *pb;
 	struct dedup d = { 0 };
-	double t = now();
+	double t = clock_now();
 	int err;
 
 	if (!opts)
@@ -3200,7 +3192,7 @@ int btf_dedup_stream_reduce(struct btf_dedup_stream *s, uint32_t first_id, const
 	struct btf *btf = s->btf;
 	struct dedup d = { 0 };
 	uint32_t id, end;
-	double t0 = now();
+	double t0 = clock_now();
 	int err;
 
 	*map = NULL;
@@ -3273,7 +3265,7 @@ int btf_dedup_stream_reduce(struct btf_dedup_stream *s, uint32_t first_id, const
 	s->st.calls++;
 	s->st.nr_in += d.nr_own;
 	s->st.nr_out += end - first_id;
-	s->st.secs += now() - t0;
+	s->st.secs += clock_now() - t0;
 	*map = s->map;
 out:
 	/* buffers belong to the stream */

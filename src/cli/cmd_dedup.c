@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/mem.h"
 #include "base/pool.h"
 #include "btf/btf.h"
@@ -50,14 +51,6 @@ static const char usage_text[] =
 	"  --relayout-strings  after dedup, strings in first-reference order (as the encoder)\n"
 	"  --serial-refs    reference types one by one as libbpf, not level by level: faster on\n"
 	"                   BTF in compile-unit order (btfc encode --no-dedup); same output\n";
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 struct paths {
 	char **v;
@@ -263,7 +256,7 @@ static int run_batch(struct paths *in, const char *outdir, const struct btf *bas
 	struct btf_dedup_base *pb = NULL;
 	struct btf_dedup_opts po = *opts;
 	unsigned jobs = opts->nr_threads ? opts->nr_threads : 1;
-	double t0 = now(), t1, cpu = 0, maxcpu = 0;
+	double t0 = clock_now(), t1, cpu = 0, maxcpu = 0;
 	uint64_t tin = 0, tout = 0;
 	struct diag d = { 0 };
 	int rc = EXIT_OK;
@@ -289,7 +282,7 @@ static int run_batch(struct paths *in, const char *outdir, const struct btf *bas
 		}
 		b.o.prepared_base = pb;
 	}
-	t1 = now();
+	t1 = clock_now();
 	pool_for(jobs, in->n, batch_one, &b);
 	for (i = 0; i < in->n; i++) {
 		if (b.err[i]) {
@@ -305,7 +298,7 @@ static int run_batch(struct paths *in, const char *outdir, const struct btf *bas
 		fprintf(stderr, "dedup batch: %zu inputs, %llu -> %llu types; prepare base %.3f s, "
 			"dedups %.3f s wall (%u threads), dedup CPU %.3f s total, %.3f ms mean, "
 			"%.3f ms max per input\n", in->n, (unsigned long long)tin,
-			(unsigned long long)tout, t1 - t0, now() - t1, jobs, cpu,
+			(unsigned long long)tout, t1 - t0, clock_now() - t1, jobs, cpu,
 			in->n ? cpu * 1e3 / (double)in->n : 0.0, maxcpu * 1e3);
 out:
 	btf_dedup_base_free(pb);
@@ -537,7 +530,7 @@ int cmd_dedup(int argc, char **argv)
 		rc = cli_fail("dedup: --flatten needs --base");
 		goto out;
 	}
-	t0 = now();
+	t0 = clock_now();
 	if (base_path && (err = load(base_path, NULL, false, &base, &d))) {
 		cli_report(&d, err);
 		goto out;
@@ -594,7 +587,7 @@ int cmd_dedup(int argc, char **argv)
 		if (stream_only)
 			nodedup = true;
 	}
-	t1 = now();
+	t1 = clock_now();
 	if (!nodedup && (err = btf_dedup(btf, &opts, &d))) {
 		cli_report(&d, err);
 		goto out;
@@ -603,7 +596,7 @@ int cmd_dedup(int argc, char **argv)
 		cli_report(&d, err);
 		goto out;
 	}
-	t2 = now();
+	t2 = clock_now();
 	if (stats) {
 		fprintf(stderr, "dedup: %u -> %u types, %zu string bytes; load %.3f s, dedup %.3f s (%u threads)\n",
 			nin, btf_type_count(btf) - btf_start_id(btf), btf_strs_len(btf), t1 - t0,

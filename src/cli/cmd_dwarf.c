@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "base/mem.h"
 #include "base/pool.h"
 #include "cli/cli.h"
@@ -21,14 +21,6 @@ static const char usage_text[] =
 	"                    DIE counts (per tag) and the time taken\n"
 	"  --skip-only       with --stats: decode abbreviations only, skip values\n"
 	"  -j N, --jobs N    threads for --stats (default: all CPUs)\n";
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void print_tag(FILE *o, unsigned tag)
 {
@@ -208,7 +200,7 @@ static int print_stats(struct dwarf_input *in, unsigned jobs, bool skip_only, do
 	size_t n = dw_nunits(in->dw), i;
 	struct stats_ctx s = { .dw = in->dw, .skip_only = skip_only };
 	uint64_t total = 0, nerr = 0;
-	double t1 = now(), t2;
+	double t1 = clock_now(), t2;
 	unsigned w, tag;
 	int status = EXIT_OK;
 
@@ -227,7 +219,7 @@ static int print_stats(struct dwarf_input *in, unsigned jobs, bool skip_only, do
 			goto out;
 		}
 	pool_for(jobs, n, stats_unit, &s);
-	t2 = now();
+	t2 = clock_now();
 	for (i = 0; i < n; i++)
 		if (s.errs[i]) {
 			cli_report(&s.diags[i], s.errs[i]);
@@ -309,7 +301,7 @@ int cmd_dwarf(int argc, char **argv)
 		return EXIT_ERR;
 	}
 	diag_clear(&d);
-	t0 = now();
+	t0 = clock_now();
 	if ((err = dwarf_input_open(&in, argv[optind], &d))) {
 		cli_report(&d, err);
 		return EXIT_ERR;

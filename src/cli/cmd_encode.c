@@ -36,7 +36,8 @@ static const char usage_text[] =
 	"  --distilled-base       with --base, in place: also write .BTF.base (libbpf's\n"
 	"                         distilled base) so the module can be relocated onto\n"
 	"                         another vmlinux; .BTF is then split on .BTF.base\n"
-	"  --stats                print per-phase times and counts to stderr\n"
+	"  --stats                print counts and per-phase times to stderr: read,\n"
+	"                         convert (merge within it), dedup, write\n"
 	"  -v, --verbose          notes about what was dropped or degraded, and why\n"
 	"  With several inputs (batch mode) the base is loaded once, inputs are encoded\n"
 	"  in parallel, each exactly as alone; -o then names a directory (OUT/NAME.btf).\n"
@@ -371,10 +372,10 @@ int cmd_encode(int argc, char **argv)
 	if (stats)
 		fprintf(stderr,
 			"units %llu (%llu skipped), types before dedup %llu, funcs %llu, vars %llu\n"
-			"time: open %.3f s, convert+merge %.3f s, dedup %.3f s\n",
+			"time: read %.3f s, convert %.3f s (merge %.3f s of it), dedup %.3f s, write %.3f s\n",
 			(unsigned long long)st.units, (unsigned long long)st.units_skipped,
 			(unsigned long long)st.types_pre_dedup, (unsigned long long)st.funcs,
-			(unsigned long long)st.vars, st.open, st.convert, st.dedup);
+			(unsigned long long)st.vars, st.read, st.convert, st.merge, st.dedup, st.write);
 	if (stats && st.ded.nr_in) {
 		fprintf(stderr, "dedup: %u -> %u types;", st.ded.nr_in, st.ded.nr_out);
 		for (int ph = 0; ph < BTF_DEDUP_NR_PH; ph++)

@@ -7,8 +7,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "base/mem.h"
 #include "base/pool.h"
 #include "btf/dedup.h"
@@ -32,14 +32,6 @@ void enc_opts_default(struct enc_opts *o)
 	o->type_tags = true;
 	o->jobs = 1;
 	o->lang_exclude = default_lang_exclude;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static int cmp_percpu(const void *a, const void *b)
@@ -614,6 +606,7 @@ static int consume_one(void *p, size_t i)
 	struct cu_frag *f = &r->slots[i % r->nslots];
 	const struct enc_opts *o = r->ctx.o;
 	const struct dw_unit *u = dw_unit_at(r->ctx.in->dw, i);
+	double t;
 	int err;
 
 	if (f->notes && f->notes_len && o->log) {
@@ -642,7 +635,10 @@ static int consume_one(void *p, size_t i)
 		r->st->units_skipped++;
 		return 0;
 	}
-	if ((err = merge_frag(r, f)))
+	t = clock_now();
+	err = merge_frag(r, f);
+	r->st->merge += clock_now() - t;
+	if (err)
 		return diag_err(r->d, -err, "%s: merging unit 0x%llx: %s", belf_path(r->ctx.in->elf),
 				(unsigned long long)u->off,
 				btf_error(r->out) ? btf_error(r->out)->msg : strerror(-err));
@@ -766,7 +762,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	pthread_mutex_t str_lock = PTHREAD_MUTEX_INITIALIZER;
 	struct run r = { 0 };
 	struct enc_syms syms;
-	double t0 = now(), t1, t2;
+	double t0 = clock_now(), t1, t2;
 	int err;
 
 	*out = NULL;
@@ -842,8 +838,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 			err = diag_err(d, ENOMEM, "out of memory");
 			goto out;
 		}
-	t1 = now();
-	st->open = t1 - t0;
+	t1 = clock_now();
+	st->read = t1 - t0;
 	err = pool_pipeline(jobs, nunits, r.nslots, convert_one, consume_one, &r);
 	if (!err && o->compat == ENC_MODERN)
 		err = modern_emit(&r);
@@ -878,7 +874,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		*d = *btf_error(r.out);
 		goto out;
 	}
-	t2 = now();
+	t2 = clock_now();
 	st->convert = t2 - t1;	/* conversion and the overlapping merge */
 	st->types_pre_dedup = btf_type_count(r.out) - btf_start_id(r.out);
 	if (!st->types_pre_dedup) {
@@ -910,7 +906,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	/* String offsets depended on which worker interned first: fix the order. */
 	if ((err = btf_strings_relayout(r.out, d)))
 		goto out;
-	st->dedup = now() - t2;
+	st->dedup = clock_now() - t2;
 	*out = r.out;
 	r.out = NULL;
 out:

@@ -53,9 +53,15 @@ struct enc_opts {
 	void *log_ctx;
 };
 
-/* Per-phase wall times, seconds. */
+/*
+ * Per-phase wall times, seconds: reading the ELF and its DWARF sections
+ * (btf_encode_file's part included), conversion with the merge that
+ * overlaps it in compile-unit order (merge: the time spent merging, part
+ * of convert), dedup with the string re-layout, and writing the output
+ * (btf_encode_file only).
+ */
 struct enc_stats {
-	double open, convert, merge, dedup;
+	double read, convert, merge, dedup, write;
 	struct btf_dedup_stats ded;	/* dedup's phases (dedup also counts the string re-layout) */
 	uint64_t units, units_skipped, types_pre_dedup, funcs, vars;
 };

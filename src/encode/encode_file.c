@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Encode one file and write the result (raw file or the ELF's .BTF). */
+#include "base/clock.h"
 #include "base/file.h"
 #include "base/mem.h"
 #include "btf/distill.h"
@@ -12,6 +13,7 @@ int btf_encode_file(const char *path, const char *out_path, const struct btf *ba
 	struct btf *btf = NULL, *dbase = NULL, *dsplit = NULL;
 	void *raw = NULL, *rawb = NULL;
 	size_t len[2];
+	double t0 = clock_now(), t1;
 	int err;
 
 	if (o->distilled_base && (!base || out_path))
@@ -19,7 +21,10 @@ int btf_encode_file(const char *path, const char *out_path, const struct btf *ba
 				path);
 	if ((err = dwarf_input_open(&in, path, d)))
 		return err;
+	t1 = clock_now();
 	err = btf_encode(&in, base, o, &btf, st, d);
+	st->read += t1 - t0;	/* btf_encode() starts the stats afresh */
+	t1 = clock_now();
 	if (!err && o->distilled_base) {
 		/* .BTF becomes the split on the distilled base, which goes to .BTF.base. */
 		err = btf_distill_base(btf, &dbase, &dsplit, d);
@@ -36,6 +41,7 @@ int btf_encode_file(const char *path, const char *out_path, const struct btf *ba
 
 		err = belf_write_sections(in.elf, path, dsplit ? 2 : 1, names, data, len, d);
 	}
+	st->write = clock_now() - t1;
 	mem_free(raw);
 	mem_free(rawb);
 	btf_free(dsplit);

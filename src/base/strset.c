@@ -185,6 +185,17 @@ int strset_index(struct strset *s)
 	return 0;
 }
 
+int strset_reserve(struct strset *s, size_t n)
+{
+	size_t nslots;
+
+	if (strset_index(s))	/* a borrowed section's strings go in first */
+		return -ENOMEM;
+	for (nslots = s->nslots; nslots * 3 < n * 4;)
+		nslots *= 2;
+	return nslots > s->nslots ? rehash(s, nslots) : 0;
+}
+
 int strset_init_from(struct strset *s, const char *data, size_t len)
 {
 	memset(s, 0, sizeof(*s));

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "base/clock.h"
+#include "base/hash.h"
 #include "base/mem.h"
 #include "base/pool.h"
 #include "btf/dedup.h"
@@ -65,24 +66,12 @@ static void param_regs(struct enc_syms *sy, uint16_t machine)
 	}
 }
 
+/* A function name's first address, by the name's offset in funcs_prefix. */
 struct faddr {
-	const char *name;
-	size_t len;
+	uint32_t off1;		/* offset + 1; 0: empty slot */
+	bool ambiguous;		/* already in sy->ambiguous */
 	uint64_t addr;
 };
-
-static int cmp_faddr(const void *a, const void *b)
-{
-	const struct faddr *x = a, *y = b;
-	size_t n = MIN(x->len, y->len);
-	int c = memcmp(x->name, y->name, n);
-
-	if (c)
-		return c;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
 
 /* .cold and .part pieces are not functions of their own (pahole 1.31). */
 static bool non_fn_suffix(const char *dot)
@@ -94,8 +83,8 @@ static int kfuncs_load(struct enc_syms *sy, struct belf *e, struct diag *d);
 
 static int syms_load(struct enc_syms *sy, struct belf *e, struct diag *d)
 {
-	size_t i, n, pidx = belf_find(e, PERCPU_SECTION), cap = 0, nfa = 0, facap = 0;
-	struct faddr *fa = NULL;
+	size_t i, n, pidx = belf_find(e, PERCPU_SECTION), cap = 0, nfuncs = 0, mask;
+	struct faddr *fa;
 	int err;
 
 	memset(sy, 0, sizeof(*sy));
@@ -111,29 +100,51 @@ static int syms_load(struct enc_syms *sy, struct belf *e, struct diag *d)
 		sy->have_percpu = true;
 		sy->percpu_base = belf_section_addr(e, pidx);
 	}
+	/* Sized once: a kernel image has 100,000 functions (no rehash on the way). */
+	for (i = 0; i < n; i++)
+		nfuncs += belf_sym(e, i)->type == STT_FUNC;
+	for (mask = 15; mask < nfuncs * 2; mask = mask * 2 + 1)
+		;
+	fa = mem_array(mask + 1, sizeof(*fa));
+	if (!fa || strset_reserve(&sy->funcs, nfuncs) || strset_reserve(&sy->funcs_prefix, nfuncs)) {
+		mem_free(fa);
+		return diag_err(d, ENOMEM, "out of memory");
+	}
 	for (i = 0; i < n; i++) {
 		const struct belf_sym *s = belf_sym(e, i);
 
 		if (s->type == STT_FUNC && s->name[0]) {
 			const char *dot = strchr(s->name, '.');
-			size_t plen = dot ? (size_t)(dot - s->name) : strlen(s->name);
+			size_t plen = dot ? (size_t)(dot - s->name) : strlen(s->name), j;
+			int64_t off;
 
 			if (strset_add(&sy->funcs, s->name, strlen(s->name)) < 0 ||
-			    strset_add(&sy->funcs_prefix, s->name, plen) < 0 ||
-			    (!non_fn_suffix(dot) && VEC_RESERVE(fa, facap, nfa + 1))) {
+			    (off = strset_add(&sy->funcs_prefix, s->name, plen)) < 0) {
 				mem_free(fa);
 				return diag_err(d, ENOMEM, "out of memory");
 			}
-			if (!non_fn_suffix(dot)) {
-				fa[nfa].name = s->name;
-				fa[nfa].len = plen;
-				fa[nfa].addr = s->value;
-				nfa++;
-			}
 			sy->have_funcs = true;
+			if (non_fn_suffix(dot))
+				continue;
+			/* Names whose (non-.cold/.part) symbols sit at several addresses. */
+			for (j = hash_mix((uint64_t)off) & mask; fa[j].off1 && fa[j].off1 != off + 1;
+			     j = (j + 1) & mask)
+				;
+			if (!fa[j].off1) {
+				fa[j].off1 = (uint32_t)off + 1;
+				fa[j].addr = s->value;
+			} else if (fa[j].addr != s->value && !fa[j].ambiguous) {
+				fa[j].ambiguous = true;
+				if (strset_add(&sy->ambiguous, s->name, plen) < 0) {
+					mem_free(fa);
+					return diag_err(d, ENOMEM, "out of memory");
+				}
+			}
 		} else if (pidx && s->type == STT_OBJECT && s->shndx == pidx && s->size) {
-			if (VEC_RESERVE(sy->percpu, cap, sy->npercpu + 1))
+			if (VEC_RESERVE(sy->percpu, cap, sy->npercpu + 1)) {
+				mem_free(fa);
 				return diag_err(d, ENOMEM, "out of memory");
+			}
 			/* symbol values are section-relative in ET_REL files */
 			sy->percpu[sy->npercpu].addr = belf_type(e) == ET_REL ? s->value
 							       : s->value - sy->percpu_base;
@@ -142,19 +153,9 @@ static int syms_load(struct enc_syms *sy, struct belf *e, struct diag *d)
 			sy->npercpu++;
 		}
 	}
+	mem_free(fa);
 	if (sy->npercpu)
 		qsort(sy->percpu, sy->npercpu, sizeof(*sy->percpu), cmp_percpu);
-	/* Names whose (non-.cold/.part) symbols sit at several addresses. */
-	if (nfa)
-		qsort(fa, nfa, sizeof(*fa), cmp_faddr);
-	for (i = 1; i < nfa; i++)
-		if (fa[i].len == fa[i - 1].len && !memcmp(fa[i].name, fa[i - 1].name, fa[i].len) &&
-		    fa[i].addr != fa[i - 1].addr &&
-		    strset_add(&sy->ambiguous, fa[i].name, fa[i].len) < 0) {
-			mem_free(fa);
-			return diag_err(d, ENOMEM, "out of memory");
-		}
-	mem_free(fa);
 	return kfuncs_load(sy, e, d);
 }
 

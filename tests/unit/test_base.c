@@ -244,6 +244,39 @@ TEST(strset_borrow_indexes_in_place_and_copies_on_add)
 	strset_free(&s);
 }
 
+TEST(strset_reserve_sizes_once_and_keeps_borrowed_strings)
+{
+	static const char sec[] = "\0int\0long\0";
+	struct strset s;
+	char buf[32];
+	size_t nslots;
+	int i, bad = 0;
+
+	REQUIRE(strset_init(&s, false) == 0);
+	REQUIRE(strset_reserve(&s, 20000) == 0);
+	nslots = s.nslots;
+	CHECK(nslots * 3 >= 20000 * 4);
+	for (i = 0; i < 20000; i++) {
+		int n = snprintf(buf, sizeof(buf), "f%d", i);
+		if (strset_add(&s, buf, n) < 0)
+			bad++;
+	}
+	CHECK_EQ_U(s.nslots, nslots);	/* no rehash on the way */
+	CHECK_EQ_U(strset_find(&s, "f19999", 6) >= 0, 1);
+	REQUIRE(strset_reserve(&s, 10) == 0);	/* never shrinks */
+	CHECK_EQ_U(s.nslots, nslots);
+	CHECK_EQ_U(bad, 0);
+	strset_free(&s);
+
+	/* A borrowed section without an index: its strings are indexed first. */
+	strset_borrow(&s, sec, sizeof(sec) - 1);
+	REQUIRE(strset_reserve(&s, 5000) == 0);
+	CHECK_EQ_U(strset_find(&s, "long", 4), 5);
+	CHECK_EQ_U(strset_add(&s, "int", 3), 1);
+	CHECK(s.data == sec);	/* nothing added, nothing copied */
+	strset_free(&s);
+}
+
 /* fmt_snprintf must give the C library's bytes and count for every case. */
 static int check_fmt(const char *fmt, ...) PRINTF_LIKE(1, 2);
 static int check_fmt(const char *fmt, ...)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "base/mem.h"
+#include "base/pool.h"
 #include "btf/btf_internal.h"
 
 static const char *const kind_names[NR_BTF_KINDS] = {
@@ -84,6 +85,7 @@ void btf_free(struct btf *btf)
 	if (!btf->index_borrowed)
 		mem_free(btf->index);
 	mem_free(btf->layout);
+	mem_free(btf->marks);
 	strset_free(&btf->strs);
 	if (btf->release)
 		btf->release(btf->release_ctx);
@@ -408,6 +410,9 @@ int btf_find_by_name_kind(const struct btf *btf, const char *name, unsigned kind
 
 /* ---- builder ---------------------------------------------------------- */
 
+/* Records between the marks a deferred index leaves (btf_build_index's work items). */
+#define INDEX_MARK_STEP 65536
+
 /* Room for nrecs more records, nwords in all; returns their word offset or -errno. */
 static int64_t reserve_types(struct btf *btf, size_t nwords, size_t nrecs)
 {
@@ -421,6 +426,13 @@ static int64_t reserve_types(struct btf *btf, size_t nwords, size_t nrecs)
 	    (!btf->defer_index && VEC_RESERVE(btf->index, btf->index_cap, btf->nr_types + nrecs)))
 		return diag_err(&btf->err, ENOMEM, "out of memory adding type %u",
 				btf_type_count(btf));
+	if (btf->defer_index && btf->nr_types >= (btf->nmarks + 1) * INDEX_MARK_STEP) {
+		if (VEC_RESERVE(btf->marks, btf->marks_cap, btf->nmarks + 1))
+			return diag_err(&btf->err, ENOMEM, "out of memory adding type %u",
+					btf_type_count(btf));
+		btf->marks[btf->nmarks].idx = btf->nr_types;
+		btf->marks[btf->nmarks++].off = off;
+	}
 	return (int64_t)off;
 }
 
@@ -625,10 +637,27 @@ struct btf_type *btf_last_type_mut(struct btf *btf)
 	return btf->nr_types ? last_type(btf) : NULL;
 }
 
-int btf_build_index(struct btf *btf)
+/* Index the records from mark i to the next (or the end). */
+static int index_span(void *ctx, unsigned worker, size_t i)
 {
-	size_t off = 0;
-	uint32_t i;
+	struct btf *btf = ctx;
+	uint32_t id = i ? btf->marks[i - 1].idx : 0;
+	uint32_t end = i < btf->nmarks ? btf->marks[i].idx : btf->nr_types;
+	size_t off = i ? btf->marks[i - 1].off : 0;
+	size_t stop = i < btf->nmarks ? btf->marks[i].off : btf->types_len;
+
+	(void)worker;
+	/* The adds wrote every record whole: sizes follow from the headers. */
+	for (; id < end; id++) {
+		btf->index[id] = (uint32_t)off;
+		off += btf_type_size((const struct btf_type *)(btf->types + off)) / 4;
+	}
+	return off == stop ? 0 : -EINVAL;	/* cannot be: the marks are record starts */
+}
+
+int btf_build_index(struct btf *btf, unsigned jobs)
+{
+	int err;
 
 	if (!btf->defer_index)
 		return 0;
@@ -638,11 +667,12 @@ int btf_build_index(struct btf *btf)
 		btf->index_cap = 0;
 		return diag_err(&btf->err, ENOMEM, "out of memory indexing %u types", btf->nr_types);
 	}
-	/* The adds wrote every record whole: sizes follow from the headers. */
-	for (i = 0; i < btf->nr_types; i++) {
-		btf->index[i] = (uint32_t)off;
-		off += btf_type_size((const struct btf_type *)(btf->types + off)) / 4;
-	}
+	if ((err = pool_for(jobs, btf->nmarks + 1, index_span, btf)))
+		return diag_err(&btf->err, -err, "indexing %u types: record sizes disagree",
+				btf->nr_types);
+	mem_free(btf->marks);
+	btf->marks = NULL;
+	btf->nmarks = btf->marks_cap = 0;
 	btf->defer_index = false;
 	return 0;
 }

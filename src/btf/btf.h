@@ -175,6 +175,9 @@ struct btf {
 	bool index_borrowed;		/* index belongs to the caller (btf_parse_known) */
 	bool defer_base_strs;		/* btf_add_str skips the base (btf_defer_base_strs) */
 	bool defer_index;		/* adds skip index (btf_defer_index) */
+	/* ... and leave a mark (own id - start_id, word offset) every ~64k records */
+	struct btf_mark { uint32_t idx; size_t off; } *marks;
+	size_t nmarks, marks_cap;
 	size_t last_off;		/* word offset of the last added record */
 	void (*release)(void *);	/* btf_free() calls release(release_ctx) last */
 	void *release_ctx;
@@ -233,10 +236,14 @@ struct btf_type *btf_last_type_mut(struct btf *btf);
  * btf_type_mut, btf_find_by_name_kind and what calls them).  For a
  * builder that only appends: the index of a kernel image's pre-dedup
  * types is 17 MB, at the moment its conversion holds the most memory.
+ * The adds mark a record start every 64k records for a parallel build.
  */
 static inline void btf_defer_index(struct btf *btf) { btf->defer_index = true; }
-/* Build the id index skipped since btf_defer_index(); 0 or -errno. */
-int btf_build_index(struct btf *btf);
+/*
+ * Build the id index skipped since btf_defer_index() on up to jobs threads
+ * (the marks the adds left split the records); 0 or -errno.
+ */
+int btf_build_index(struct btf *btf, unsigned jobs);
 /* Size in bytes of a whole record (header included). */
 static inline size_t btf_type_size(const struct btf_type *t)
 {

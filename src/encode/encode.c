@@ -871,7 +871,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	 */
 	if (many_units)
 		dwarf_input_done(in);
-	if ((err = btf_build_index(r.out))) {
+	if ((err = btf_build_index(r.out, jobs))) {
 		*d = *btf_error(r.out);
 		goto out;
 	}

@@ -43,7 +43,7 @@ static struct btf *build_kinds(bool defer_index)
 	btf_add_type_tag(b, "user", i_int);				/* 18 */
 	btf_add_enum64(b, "e64", 8, false);				/* 19 */
 	btf_add_enum64_value(b, "BIG", 0x100000000ULL);
-	if (btf_error(b) || btf_build_index(b)) {
+	if (btf_error(b) || btf_build_index(b, 1)) {
 		btf_free(b);
 		return NULL;
 	}
@@ -251,7 +251,7 @@ TEST(btf_add_raw_n_matches_one_by_one)
 	CHECK_EQ_U(btf_add_raw_n(many, src->types + offs[1], nw - offs[1], offs + 1, 18, &at), 2);
 	CHECK(at == many->types + offs[1]);
 	CHECK_EQ_U(btf_add_raw_n(defer, src->types, nw, offs, 19, &at), 1);
-	REQUIRE(btf_build_index(defer) == 0);
+	REQUIRE(btf_build_index(defer, 2) == 0);
 	CHECK_EQ_U(btf_type_count(many), btf_type_count(one));
 	CHECK_EQ_U(many->types_len, one->types_len);
 	CHECK(!memcmp(many->types, one->types, one->types_len * 4));
@@ -268,6 +268,43 @@ TEST(btf_add_raw_n_matches_one_by_one)
 	btf_free(src);
 	btf_free(one);
 	btf_free(many);
+	btf_free(defer);
+}
+
+/* A deferred index of many records, built on two threads from the marks, is the plain one. */
+TEST(btf_deferred_index_built_in_parallel)
+{
+	struct btf *plain = btf_new(NULL), *defer = btf_new(NULL);
+	uint32_t i, bad = 0;
+
+	REQUIRE(plain && defer);
+	btf_defer_index(defer);
+	for (i = 0; i < 200000; i++) {
+		struct btf *b;
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			b = k ? defer : plain;
+			if (i % 3) {
+				btf_add_int(b, "int", 4, BTF_INT_SIGNED);
+			} else {
+				unsigned m;
+
+				btf_add_struct(b, "s", 8 * (i % 7 + 1));
+				for (m = 0; m < i % 7; m++)
+					btf_add_member(b, "m", 1, m * 64, 0);
+			}
+		}
+	}
+	REQUIRE(!btf_error(plain) && !btf_error(defer));
+	CHECK(defer->nmarks >= 2);
+	REQUIRE(btf_build_index(defer, 2) == 0);
+	CHECK_EQ_U(defer->nr_types, plain->nr_types);
+	for (i = 0; i < plain->nr_types; i++)
+		bad += defer->index[i] != plain->index[i];
+	CHECK_EQ_U(bad, 0);
+	CHECK(btf_type_by_id(defer, 150000) != NULL);
+	btf_free(plain);
 	btf_free(defer);
 }
 

@@ -152,11 +152,12 @@ void strset_borrow_indexed(struct strset *s, const char *data, size_t len,
 
 int strset_index(struct strset *s)
 {
-	const char *data = s->data, *end = data + s->len, *p;
+	const char *data = s->data, *end, *p;
 	size_t n = 0, nslots = 1024, pos = 0;
 
 	if (s->nslots)
 		return 0;
+	end = s->len ? data + s->len : data;	/* a new set's data is NULL */
 	/* Size the table once: one slot per string at most 3/4 full. */
 	for (p = data; p < end && (p = memchr(p, 0, (size_t)(end - p))); p++)
 		n++;

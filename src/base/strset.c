@@ -27,6 +27,14 @@ static int rehash(struct strset *s, size_t nslots)
 	return 0;
 }
 
+/* Slots (from nslots, doubled) for n strings at most 3/4 full. */
+static size_t slots_for(size_t nslots, size_t n)
+{
+	while (nslots * 3 < n * 4)
+		nslots *= 2;
+	return nslots;
+}
+
 int strset_init(struct strset *s, bool with_empty)
 {
 	memset(s, 0, sizeof(*s));
@@ -153,7 +161,7 @@ void strset_borrow_indexed(struct strset *s, const char *data, size_t len,
 int strset_index(struct strset *s)
 {
 	const char *data = s->data, *end, *p;
-	size_t n = 0, nslots = 1024, pos = 0;
+	size_t n = 0, pos = 0;
 
 	if (s->nslots)
 		return 0;
@@ -161,9 +169,7 @@ int strset_index(struct strset *s)
 	/* Size the table once: one slot per string at most 3/4 full. */
 	for (p = data; p < end && (p = memchr(p, 0, (size_t)(end - p))); p++)
 		n++;
-	while (nslots * 3 < n * 4)
-		nslots *= 2;
-	if (rehash(s, nslots))
+	if (rehash(s, slots_for(1024, n)))
 		return -ENOMEM;
 	/* Index each string that starts at a NUL boundary; keep the first copy. */
 	while (pos < s->len) {
@@ -192,8 +198,7 @@ int strset_reserve(struct strset *s, size_t n)
 
 	if (strset_index(s))	/* a borrowed section's strings go in first */
 		return -ENOMEM;
-	for (nslots = s->nslots; nslots * 3 < n * 4;)
-		nslots *= 2;
+	nslots = slots_for(s->nslots, n);
 	return nslots > s->nslots ? rehash(s, nslots) : 0;
 }
 

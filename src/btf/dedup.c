@@ -485,6 +485,7 @@ struct dedup {
 	struct u32set fwd_enum_names;
 	uint32_t *rhypot;		/* strict: own candidate id - start_id -> canon */
 	struct u32vec hypot_list;
+	struct u32vec hypot_merge;	/* the entries merge_hypot() may act on */
 	bool adjust_canon;
 	bool levelled_refs;		/* phase 5 by dedup_refs_levelled() */
 	struct dtab tab;
@@ -1773,6 +1774,27 @@ static int dedup_prim(struct dedup *d, uint32_t id)
 
 /* ---- phase 3: struct/union graph equivalence ---------------------------- */
 
+/*
+ * Up to the end of phase 3 an id resolves to a FWD, STRUCT or UNION only
+ * if it is one (phase 2 maps INT, ENUM, FLOAT and FWD ids to ids of their
+ * kind, phase 3 FWD and STRUCT/UNION ids to these kinds and, with
+ * --compat head, TYPEDEF ids to TYPEDEFs).  So a hypothetical pair with
+ * none of these kinds on either side is one merge_hypot() leaves alone:
+ * two thirds of vmlinux's pairs (pointers, prototypes, typedefs, arrays).
+ */
+static inline bool sfu_kind(unsigned k)
+{
+	return k == BTF_KIND_STRUCT || k == BTF_KIND_UNION || k == BTF_KIND_FWD;
+}
+
+static inline int hypot_note(struct dedup *d, uint32_t canon, unsigned cand_kind,
+			     unsigned canon_kind)
+{
+	if (!sfu_kind(cand_kind) && !sfu_kind(canon_kind))
+		return 0;
+	return u32vec_push(&d->hypot_merge, canon) ? -ENOMEM : 0;
+}
+
 static inline int hypot_add(struct dedup *d, uint32_t from, uint32_t to)
 {
 	if (u32vec_push(&d->hypot_list, from))
@@ -1793,6 +1815,7 @@ static void hypot_clear(struct dedup *d)
 		set_hyp(d, c, UNPROCESSED);
 	}
 	d->hypot_list.n = 0;
+	d->hypot_merge.n = 0;
 	d->adjust_canon = false;
 }
 
@@ -1974,6 +1997,8 @@ static int is_equiv(struct dedup *d, uint32_t cand0, uint32_t canon0)
 			d->rhypot[cand - d->start_id] = canon;
 			ct = T(d, cand);
 			nt = T(d, canon);
+			if (hypot_note(d, canon, btf_kind(ct), btf_kind(nt)))
+				return -ENOMEM;
 			if (ct->info != nt->info || ct->name_off != nt->name_off ||
 			    (is_any_enum(ct) && (btf_vlen(ct) == 0 || !equal_enum(ct, nt))))
 				return 0;
@@ -1999,6 +2024,8 @@ static int is_equiv(struct dedup *d, uint32_t cand0, uint32_t canon0)
 		nt = T(d, canon);
 		ck = btf_kind(ct);
 		nk = btf_kind(nt);
+		if (hypot_note(d, canon, ck, nk))
+			return -ENOMEM;
 		if (ct->name_off != nt->name_off)
 			return 0;
 		if ((ck == BTF_KIND_FWD || nk == BTF_KIND_FWD) && ck != nk) {
@@ -2098,8 +2125,8 @@ static void merge_hypot(struct dedup *d)
 {
 	size_t i;
 
-	for (i = 0; i < d->hypot_list.n; i++) {
-		uint32_t canon = d->hypot_list.v[i], targ = hyp(d, canon);
+	for (i = 0; i < d->hypot_merge.n; i++) {
+		uint32_t canon = d->hypot_merge.v[i], targ = hyp(d, canon);
 		uint32_t t_id = resolve(d, targ), c_id = resolve(d, canon);
 		unsigned tk = btf_kind(T(d, t_id)), ck = btf_kind(T(d, c_id));
 
@@ -2932,6 +2959,7 @@ static void dedup_free(struct dedup *d)
 	mem_free(d->hypot);
 	mem_free(d->rhypot);
 	mem_free(d->hypot_list.v);
+	mem_free(d->hypot_merge.v);
 	mem_free(d->stack.v);
 	mem_free(d->stack2.v);
 	dtab_free(&d->tab);

@@ -1324,13 +1324,16 @@ static int prep_chunk(void *ctx, unsigned worker, size_t item)
 		uint32_t *p;
 
 		k = btf_kind(t);
-		/* every own reference must resolve */
-		if (btf_field_iter_init(&it, t, BTF_FIELD_IDS))
-			return diag_err(d->d, EINVAL, "dedup: type %u has unknown kind %u", id, k);
-		while ((p = btf_field_iter_next(&it)))
-			if (*p >= d->nr_all)
-				return diag_err(d->d, EINVAL, "dedup: type %u refers to invalid id %u",
-						id, *p);
+		/* every own reference must resolve (unless the caller built them) */
+		if (!d->opts->ids_checked) {
+			if (btf_field_iter_init(&it, t, BTF_FIELD_IDS))
+				return diag_err(d->d, EINVAL, "dedup: type %u has unknown kind %u",
+						id, k);
+			while ((p = btf_field_iter_next(&it)))
+				if (*p >= d->nr_all)
+					return diag_err(d->d, EINVAL,
+							"dedup: type %u refers to invalid id %u", id, *p);
+		}
 		set_map(d, id, k == BTF_KIND_VAR || k == BTF_KIND_DATASEC ? id : UNPROCESSED);
 	}
 	return 0;

@@ -889,7 +889,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		/* compile-unit order: the serial reference phase is faster here */
 		struct btf_dedup_opts dop = { .nr_threads = jobs, .keep_strings = true,
 					      .prepared_base = base ? o->dedup_base : NULL,
-					      .stats = &st->ded, .serial_refs = true };
+					      .stats = &st->ded, .serial_refs = true,
+					      .ids_checked = true };
 
 		if ((err = btf_dedup(r.out, &dop, d)))
 			goto out;

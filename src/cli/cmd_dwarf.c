@@ -302,7 +302,7 @@ int cmd_dwarf(int argc, char **argv)
 	}
 	diag_clear(&d);
 	t0 = clock_now();
-	if ((err = dwarf_input_open(&in, argv[optind], &d))) {
+	if ((err = dwarf_input_open(&in, argv[optind], jobs, &d))) {
 		cli_report(&d, err);
 		return EXIT_ERR;
 	}

@@ -389,7 +389,7 @@ static int layout_load(const char *path, const char *base_path, bool dwarf, stru
 	*base = NULL;
 	if (base_path && (err = cli_btf_load(base_path, NULL, &(struct btf *){ NULL }, base, d)))
 		return err;
-	if ((err = dwarf_input_open(&in, path, d))) {
+	if ((err = dwarf_input_open(&in, path, pool_ncpus(), d))) {
 		btf_free(*base);
 		*base = NULL;
 		return err;

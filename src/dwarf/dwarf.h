@@ -5,7 +5,8 @@
  * nothing of ELF or BTF.
  *
  * Model: dw_file_open() indexes every unit header once (serial, cheap) and
- * parses each distinct abbreviation table once.  After that the dw_file is
+ * parses each distinct abbreviation table once (many: on threads, see
+ * dw_file_open).  After that the dw_file is
  * immutable and any number of threads may walk units with their own
  * dw_cursor.  A cursor decodes one DIE at a time with all its attributes
  * into a struct dw_die (strings, references and addresses resolved), and
@@ -112,10 +113,11 @@ struct dw_cursor {
  * is the already-opened dwz alternate file; it must outlive f.  Problems in
  * one unit's header mark that unit bad (reported when walked) and stop the
  * index only when later units cannot be located.  Errors: no .debug_info,
- * malformed abbreviation tables, out of memory.
+ * malformed abbreviation tables, out of memory.  jobs > 1 parses the
+ * abbreviation tables of many units on that many threads (same result).
  */
 int dw_file_open(struct dw_file **out, const char *path, const struct dw_sections *s,
-		 bool big_endian, const struct dw_file *alt, struct diag *d);
+		 bool big_endian, const struct dw_file *alt, unsigned jobs, struct diag *d);
 void dw_file_free(struct dw_file *f);
 size_t dw_nunits(const struct dw_file *f);		/* .debug_info then .debug_types */
 const struct dw_unit *dw_unit_at(const struct dw_file *f, size_t i);

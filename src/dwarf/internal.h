@@ -26,6 +26,7 @@ struct dw_abbrevs {
 	uint64_t uid;		/* unique in the process (a freed table's address is not) */
 	uint64_t off;		/* in .debug_abbrev */
 	uint8_t asz, osz;	/* sizes "fixed" was computed for */
+	bool ahead;		/* parsed ahead, no unit has claimed it yet */
 	struct dw_abbrev *list;	/* in table order */
 	size_t n;
 	struct dw_abbrev **dense;	/* dense[code] when codes are small */
@@ -50,6 +51,8 @@ struct dw_file {
 	struct dw_abbrevs **tabs;	/* distinct tables, sorted by offset */
 	size_t ntabs, tabs_cap;
 	struct arena abbrev_arena;	/* the tables themselves */
+	struct arena *ahead_arenas;	/* tables parsed ahead, one per thread */
+	unsigned nahead_arenas;
 	uint64_t *sig_keys, *sig_vals;	/* open addressing, 0 = empty key */
 	size_t sig_slots;
 	struct diag index_err;

@@ -2,9 +2,11 @@
 /* The unit index: one serial pass over unit headers. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "base/hash.h"
 #include "base/mem.h"
+#include "base/pool.h"
 #include "dwarf/internal.h"
 
 int dw_scan_unit_die(const struct dw_file *f, struct dw_unit *u, struct diag *d);
@@ -37,6 +39,28 @@ static int unit_err(struct dw_file *f, struct dw_unit *u, const char *sec, const
 			(unsigned long long)u->off, msg);
 }
 
+/*
+ * The first unit to reach a table parsed ahead claims it: as the serial
+ * index would have, unless the table was parsed for other sizes (the
+ * first unit of the pre-scan was one the index skips), then it is parsed
+ * again for this unit's.
+ */
+static int claim(struct dw_file *f, size_t i, uint8_t asz, uint8_t osz, struct diag *d)
+{
+	struct dw_abbrevs *t = f->tabs[i];
+	int err;
+
+	if (!t->ahead)
+		return 0;
+	if (t->asz != asz || t->osz != osz) {
+		if ((err = dw_abbrevs_parse(f, &f->abbrev_arena, t->off, asz, osz, &t, d)))
+			return err;
+		f->tabs[i] = t;
+	}
+	t->ahead = false;
+	return 0;
+}
+
 static int find_abbrevs(struct dw_file *f, uint64_t off, uint8_t asz, uint8_t osz,
 			const struct dw_abbrevs **out, struct diag *d)
 {
@@ -45,10 +69,8 @@ static int find_abbrevs(struct dw_file *f, uint64_t off, uint8_t asz, uint8_t os
 	int err;
 
 	/* Units usually come in abbrev-offset order: check the last table first. */
-	if (f->ntabs && f->tabs[f->ntabs - 1]->off == off) {
-		*out = f->tabs[f->ntabs - 1];
-		return 0;
-	}
+	if (f->ntabs && f->tabs[f->ntabs - 1]->off == off)
+		lo = f->ntabs - 1;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -58,6 +80,8 @@ static int find_abbrevs(struct dw_file *f, uint64_t off, uint8_t asz, uint8_t os
 			hi = mid;
 	}
 	if (lo < f->ntabs && f->tabs[lo]->off == off) {
+		if ((err = claim(f, lo, asz, osz, d)))
+			return err;
 		*out = f->tabs[lo];
 		return 0;
 	}
@@ -71,6 +95,134 @@ static int find_abbrevs(struct dw_file *f, uint64_t off, uint8_t asz, uint8_t os
 	f->ntabs++;
 	*out = t;
 	return 0;
+}
+
+/* ---- abbreviation tables parsed ahead, in parallel ---- */
+
+/*
+ * A kernel image has a table per unit (2,401 distinct tables, 6 MB, in
+ * vmlinux): parsing them one by one was half of opening it.  A light scan
+ * of the unit headers finds each table's offset and the sizes of the
+ * first unit naming it; the tables are parsed on the pool, each thread
+ * into its own arena, and the index then finds them (claim()).  The scan
+ * stops at the first header it cannot read and a table it cannot parse
+ * is left out: the serial index meets those and reports them as before.
+ */
+#define AHEAD_MIN_TABLES 64
+
+struct ahead_tab {
+	uint64_t off;
+	uint32_t seq;			/* unit order */
+	uint8_t asz, osz;
+	struct dw_abbrevs *t;
+};
+
+struct ahead {
+	struct dw_file *f;
+	struct ahead_tab *v;
+};
+
+static int cmp_ahead(const void *a, const void *b)
+{
+	const struct ahead_tab *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int parse_ahead(void *ctx, unsigned worker, size_t item)
+{
+	struct ahead *a = ctx;
+	struct ahead_tab *at = &a->v[item];
+	struct diag d;
+
+	diag_clear(&d);
+	if (dw_abbrevs_parse(a->f, &a->f->ahead_arenas[worker], at->off, at->asz, at->osz, &at->t,
+			     &d))
+		at->t = NULL;
+	return 0;
+}
+
+/* .debug_info's units' tables and first sizes, sorted by offset; n of them. */
+static size_t scan_ahead(const struct dw_file *f, struct ahead_tab **out)
+{
+	const uint8_t *sec = f->s.info.p;
+	uint64_t off = 0, len = f->s.info.len;
+	struct ahead_tab *v = NULL;
+	size_t n = 0, cap = 0, i, k;
+
+	while (len - off >= 4) {
+		const uint8_t *p = sec + off;
+		uint64_t ulen = dw_u32(f, p), aoff;
+		unsigned osz = 4, hdr = 4, ver;
+
+		if (ulen == 0xffffffff) {
+			if (len - off < 12)
+				break;
+			ulen = dw_u64(f, p + 4);
+			osz = 8;
+			hdr = 12;
+		} else if (ulen >= 0xfffffff0) {
+			break;
+		}
+		if (ulen > len - off - hdr)
+			break;
+		p += hdr;
+		off += hdr + ulen;
+		if (ulen < 4 + osz)
+			continue;
+		ver = dw_u16(f, p);
+		if (ver < 2 || ver > 5)
+			continue;
+		if (VEC_RESERVE(v, cap, n + 1))
+			break;
+		if (ver >= 5) {
+			aoff = dw_uN(f, p + 4, osz);
+			v[n].asz = p[3];
+		} else {
+			aoff = dw_uN(f, p + 2, osz);
+			v[n].asz = p[2 + osz];
+		}
+		v[n].off = aoff;
+		v[n].osz = (uint8_t)osz;
+		v[n].seq = (uint32_t)n;
+		v[n].t = NULL;
+		n++;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_ahead);
+	for (i = k = 0; i < n; i++)
+		if ((!k || v[k - 1].off != v[i].off) && v[i].off < f->s.abbrev.len)
+			v[k++] = v[i];
+	*out = v;
+	return k;
+}
+
+static void parse_tables_ahead(struct dw_file *f, unsigned jobs)
+{
+	struct ahead a = { .f = f };
+	size_t n = scan_ahead(f, &a.v), i, k;
+	unsigned w;
+
+	if (n < AHEAD_MIN_TABLES || !(f->ahead_arenas = mem_array(jobs, sizeof(struct arena))) ||
+	    !(f->tabs = mem_array(n, sizeof(*f->tabs)))) {
+		mem_free(a.v);
+		return;
+	}
+	f->tabs_cap = n;
+	f->nahead_arenas = jobs;
+	for (w = 0; w < jobs; w++)
+		arena_init(&f->ahead_arenas[w], MAX((size_t)64 << 10,
+						    MIN(f->s.abbrev.len * 6 / jobs, (size_t)16 << 20)));
+	pool_for(jobs, n, parse_ahead, &a);
+	for (i = k = 0; i < n; i++)
+		if (a.v[i].t) {
+			a.v[i].t->ahead = true;
+			f->tabs[k++] = a.v[i].t;
+		}
+	f->ntabs = k;
+	mem_free(a.v);
 }
 
 /* Parse the units of one section; returns <0 only for fatal errors. */
@@ -260,7 +412,7 @@ static int build_sig_index(struct dw_file *f, struct diag *d)
 }
 
 int dw_file_open(struct dw_file **out, const char *path, const struct dw_sections *s,
-		 bool big_endian, const struct dw_file *alt, struct diag *d)
+		 bool big_endian, const struct dw_file *alt, unsigned jobs, struct diag *d)
 {
 	struct dw_file *f;
 	size_t cap = 0;
@@ -290,6 +442,8 @@ int dw_file_open(struct dw_file **out, const char *path, const struct dw_section
 		f->s.str.len--;
 	while (f->s.line_str.len && f->s.line_str.p[f->s.line_str.len - 1])
 		f->s.line_str.len--;
+	if (jobs > 1)
+		parse_tables_ahead(f, jobs);
 	if ((err = index_section(f, f->s.info, false, &cap, d)))
 		goto fail;
 	f->ninfo = f->nunits;
@@ -311,6 +465,9 @@ void dw_file_free(struct dw_file *f)
 	if (!f)
 		return;
 	arena_free(&f->abbrev_arena);
+	for (i = 0; i < f->nahead_arenas; i++)
+		arena_free(&f->ahead_arenas[i]);
+	mem_free(f->ahead_arenas);
 	for (i = 0; i < f->nmsgs; i++)
 		mem_free(f->msgs[i]);
 	mem_free(f->msgs);

@@ -19,7 +19,7 @@ int btf_encode_file(const char *path, const char *out_path, const struct btf *ba
 	if (o->distilled_base && (!base || out_path))
 		return diag_err(d, EINVAL, "%s: a distilled base needs --base and in-place output",
 				path);
-	if ((err = dwarf_input_open(&in, path, d)))
+	if ((err = dwarf_input_open(&in, path, o->jobs ? o->jobs : 1, d)))
 		return err;
 	t1 = clock_now();
 	err = btf_encode(&in, base, o, &btf, st, d);

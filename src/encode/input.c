@@ -36,7 +36,7 @@ int dwarf_sections_load(struct belf *e, struct dw_sections *s, struct diag *d)
 }
 
 /* .gnu_debugaltlink: a NUL-terminated path, then the build-id. */
-static int open_alt(struct dwarf_input *in, const char *path, struct diag *d)
+static int open_alt(struct dwarf_input *in, const char *path, unsigned jobs, struct diag *d)
 {
 	size_t idx = belf_find(in->elf, ".gnu_debugaltlink");
 	struct dw_sections s;
@@ -67,20 +67,20 @@ static int open_alt(struct dwarf_input *in, const char *path, struct diag *d)
 				path, in->alt_path);
 	if ((err = belf_open(&in->alt_elf, in->alt_path, d)) ||
 	    (err = dwarf_sections_load(in->alt_elf, &s, d)) ||
-	    (err = dw_file_open(&in->alt, in->alt_path, &s, belf_big_endian(in->alt_elf), NULL, d)))
+	    (err = dw_file_open(&in->alt, in->alt_path, &s, belf_big_endian(in->alt_elf), NULL, jobs, d)))
 		return err;
 	return 0;
 }
 
-int dwarf_input_open(struct dwarf_input *in, const char *path, struct diag *d)
+int dwarf_input_open(struct dwarf_input *in, const char *path, unsigned jobs, struct diag *d)
 {
 	struct dw_sections s;
 	int err;
 
 	memset(in, 0, sizeof(*in));
 	if ((err = belf_open(&in->elf, path, d)) || (err = dwarf_sections_load(in->elf, &s, d)) ||
-	    (err = open_alt(in, path, d)) ||
-	    (err = dw_file_open(&in->dw, path, &s, belf_big_endian(in->elf), in->alt, d))) {
+	    (err = open_alt(in, path, jobs, d)) ||
+	    (err = dw_file_open(&in->dw, path, &s, belf_big_endian(in->elf), in->alt, jobs, d))) {
 		dwarf_input_close(in);
 		return err;
 	}

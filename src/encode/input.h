@@ -18,8 +18,11 @@ struct dwarf_input {
 	struct bslice dw_info;	/* .debug_info, to release pages of finished units */
 };
 
-/* Open path's DWARF; an ELF with no DWARF is an error (ENODATA). */
-int dwarf_input_open(struct dwarf_input *in, const char *path, struct diag *d);
+/*
+ * Open path's DWARF; an ELF with no DWARF is an error (ENODATA).  jobs:
+ * threads for indexing it (dw_file_open).
+ */
+int dwarf_input_open(struct dwarf_input *in, const char *path, unsigned jobs, struct diag *d);
 void dwarf_input_close(struct dwarf_input *in);
 /*
  * Done reading the DWARF: free its indexes (abbreviation tables, units)

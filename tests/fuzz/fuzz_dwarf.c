@@ -172,7 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	skip = data[0] & 2;
 	split(data, size, &s);
 	diag_clear(&d);
-	err = dw_file_open(&f, "fuzz", &s, big, NULL, &d);
+	err = dw_file_open(&f, "fuzz", &s, big, NULL, 1, &d);
 	fuzz_check_err(err, &d);
 	if (err)
 		return 0;

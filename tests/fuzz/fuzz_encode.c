@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd < 0)
 		return 0;
 	diag_clear(&d);
-	err = dwarf_input_open(&in, path, &d);
+	err = dwarf_input_open(&in, path, 1, &d);
 	fuzz_check_err(err, &d);
 	if (err) {
 		close(fd);

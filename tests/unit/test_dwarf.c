@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "test.h"
 
+#include "base/mem.h"
 #include "dwarf/internal.h"
 
 TEST(leb128)
@@ -78,7 +79,7 @@ static struct dw_file *open_mem(uint8_t *buf, size_t len, struct diag *d)
 	s.info.len = len;
 	s.abbrev.p = abbrev;
 	s.abbrev.len = sizeof(abbrev);
-	dw_file_open(&f, "mem", &s, false, NULL, d);
+	dw_file_open(&f, "mem", &s, false, NULL, 1, d);
 	return f;
 }
 
@@ -245,7 +246,7 @@ TEST(decode_filtered_plans)
 	s.str.p = str_strp;
 	s.str.len = sizeof(str_strp);
 	diag_clear(&d);
-	REQUIRE(dw_file_open(&f, "mem", &s, false, NULL, &d) == 0);
+	REQUIRE(dw_file_open(&f, "mem", &s, false, NULL, 1, &d) == 0);
 	REQUIRE(dw_cursor_init(&c, f, dw_unit_at(f, 0), &d) == 0);
 	REQUIRE(dw_cursor_init(&cf, f, dw_unit_at(f, 0), &d) == 0);
 	while ((r = dw_next(&c, &full)) > 0) {
@@ -308,7 +309,7 @@ TEST(decode_filtered_plans)
 	f = NULL;
 	s.info.p = info_strp2;
 	s.abbrev.p = abbrev_strp2;
-	REQUIRE(dw_file_open(&f, "mem2", &s, false, NULL, &d) == 0);
+	REQUIRE(dw_file_open(&f, "mem2", &s, false, NULL, 1, &d) == 0);
 	REQUIRE(dw_cursor_at(&cf, f, 0x1d, &d) == 0);
 	REQUIRE(dw_next_filtered(&cf, &die, want_all, NULL, fl) == 1);
 	CHECK(die.tag == DW_TAG_member);
@@ -316,4 +317,76 @@ TEST(decode_filtered_plans)
 	CHECK(dw_udata(&die, DW_AT_data_member_location, &v) && v == 4);
 	dw_filter_free(fl);
 	dw_file_free(f);
+}
+
+/*
+ * Abbreviation tables parsed ahead on threads (dw_file_open, jobs > 1)
+ * give the index the serial one builds.  80 units, a table each, plus:
+ * unit 0, which the index skips (address size 3), names table 1 first, so
+ * table 1 is parsed ahead for the wrong sizes and unit 1 must get one
+ * parsed for its own; unit 2 names a truncated table (the same error).
+ */
+TEST(dwarf_tables_ahead_same_as_serial)
+{
+	enum { NU = 80, TAIL = 2 };
+	const size_t ulen = sizeof(info), alen = sizeof(abbrev);
+	uint8_t *ab = mem_zalloc(NU * alen + TAIL), *in = mem_zalloc(NU * ulen);
+	struct dw_file *f[2] = { NULL, NULL };
+	unsigned i, j;
+
+	REQUIRE(ab && in);
+	for (i = 0; i < NU; i++) {
+		uint8_t *u = in + i * ulen;
+		uint32_t aoff = (uint32_t)(i * alen);
+
+		memcpy(ab + i * alen, abbrev, alen);
+		memcpy(u, info, ulen);
+		u[0] = (uint8_t)(ulen - 4);
+		if (i == 0)
+			aoff = (uint32_t)alen;	/* table 1 */
+		if (i == 2)
+			aoff = (uint32_t)(NU * alen);	/* the truncated tail */
+		memcpy(u + 6, &aoff, 4);
+		if (i == 0)
+			u[10] = 3;
+	}
+	ab[NU * alen] = 1;	/* code 1, then nothing */
+	ab[NU * alen + 1] = DW_TAG_compile_unit;
+	for (j = 0; j < 2; j++) {
+		struct dw_sections s = { 0 };
+		struct diag d;
+
+		s.info.p = in;
+		s.info.len = NU * ulen;
+		s.abbrev.p = ab;
+		s.abbrev.len = NU * alen + TAIL;
+		diag_clear(&d);
+		REQUIRE(dw_file_open(&f[j], "mem", &s, false, NULL, j ? 2 : 1, &d) == 0);
+	}
+	REQUIRE(dw_nunits(f[0]) == NU && dw_nunits(f[1]) == NU);
+	CHECK_EQ_U(f[1]->nahead_arenas, 2);	/* the tables were parsed ahead */
+	CHECK_STR(dw_file_index_error(f[1])->msg, dw_file_index_error(f[0])->msg);
+	for (i = 0; i < NU; i++) {
+		const struct dw_unit *a = dw_unit_at(f[0], i), *b = dw_unit_at(f[1], i);
+
+		CHECK(a->bad == b->bad);
+		CHECK((a->bad_msg == NULL) == (b->bad_msg == NULL));
+		if (a->bad_msg && b->bad_msg)
+			CHECK_STR(b->bad_msg, a->bad_msg);
+		CHECK((a->abbrevs == NULL) == (b->abbrevs == NULL));
+		if (!a->abbrevs || !b->abbrevs)
+			continue;
+		CHECK_EQ_U(b->abbrevs->off, a->abbrevs->off);
+		CHECK_EQ_U(b->abbrevs->asz, a->abbrevs->asz);
+		CHECK_EQ_U(b->abbrevs->osz, a->abbrevs->osz);
+		CHECK_EQ_U(b->abbrevs->n, a->abbrevs->n);
+		CHECK(!b->abbrevs->ahead);
+		CHECK_STR(b->name, "cu");
+	}
+	CHECK(dw_unit_at(f[0], 0)->bad && dw_unit_at(f[0], 2)->bad && !dw_unit_at(f[0], 1)->bad);
+	CHECK_EQ_U(dw_unit_at(f[1], 1)->abbrevs->asz, 8);
+	dw_file_free(f[0]);
+	dw_file_free(f[1]);
+	mem_free(ab);
+	mem_free(in);
 }

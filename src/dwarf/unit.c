@@ -100,13 +100,14 @@ static int find_abbrevs(struct dw_file *f, uint64_t off, uint8_t asz, uint8_t os
 /* ---- abbreviation tables parsed ahead, in parallel ---- */
 
 /*
- * A kernel image has a table per unit (2,401 distinct tables, 6 MB, in
- * vmlinux): parsing them one by one was half of opening it.  A light scan
- * of the unit headers finds each table's offset and the sizes of the
- * first unit naming it; the tables are parsed on the pool, each thread
- * into its own arena, and the index then finds them (claim()).  The scan
- * stops at the first header it cannot read and a table it cannot parse
- * is left out: the serial index meets those and reports them as before.
+ * A kernel image has a table per unit (vmlinux: 2,360 distinct ones for
+ * 2,401 units, 6 MB): parsing them one by one was half of opening it.  A
+ * light scan of the unit headers finds each table's offset and the sizes
+ * of the first unit naming it; the tables are parsed on the pool, each
+ * thread into its own arena, and the index then finds them (claim()).
+ * The scan stops at the first header it cannot read and a table it cannot
+ * parse is left out: the serial index meets those and reports them as
+ * before.
  */
 #define AHEAD_MIN_TABLES 64
 

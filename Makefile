@@ -99,7 +99,8 @@ FUZZ_O := build/fuzz
 # Library objects are built once with fuzzer instrumentation (no main) and
 # linked into each target; tests/fuzz/run.sh makes seeds and runs them.
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) -pthread \
-	       -fsanitize=address,undefined -fno-sanitize-recover=all -MMD -MP
+	       -fsanitize=address,undefined -fno-sanitize-recover=all -MMD -MP \
+	       -DAHEAD_MIN_TABLES=2
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_O)/obj/%.o)
 $(FUZZ_O)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

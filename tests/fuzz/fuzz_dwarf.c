@@ -17,7 +17,7 @@
 #include <stdlib.h>
 
 #include "base/diag.h"
-#include "dwarf/dwarf.h"
+#include "dwarf/internal.h"
 #include "fuzz_common.h"
 
 #define MAX_DIES 20000		/* per input, to keep one run short */
@@ -155,6 +155,45 @@ static void touch_die(const struct dw_file *f, const struct dw_die *x, unsigned 
 	}
 }
 
+/*
+ * The index built with tables parsed ahead on two threads is the serial
+ * one (the fuzz build parses ahead from 2 tables, not 64): same units,
+ * same bad ones and messages, same tables and sizes.
+ */
+static void same_index_ahead(const struct dw_sections *s, bool big, int err1,
+			     const struct dw_file *f1)
+{
+	struct dw_file *f2;
+	struct diag d;
+	size_t i;
+	int err2;
+
+	diag_clear(&d);
+	err2 = dw_file_open(&f2, "fuzz", s, big, NULL, 2, &d);
+	if (err2 != err1)
+		abort();
+	if (err2)
+		return;
+	if (dw_nunits(f2) != dw_nunits(f1) ||
+	    !dw_file_index_error(f1) != !dw_file_index_error(f2) ||
+	    (dw_file_index_error(f1) &&
+	     strcmp(dw_file_index_error(f1)->msg, dw_file_index_error(f2)->msg)))
+		abort();
+	for (i = 0; i < dw_nunits(f1); i++) {
+		const struct dw_unit *a = dw_unit_at(f1, i), *b = dw_unit_at(f2, i);
+
+		if (a->bad != b->bad || !a->bad_msg != !b->bad_msg ||
+		    (a->bad_msg && strcmp(a->bad_msg, b->bad_msg)) || !a->abbrevs != !b->abbrevs)
+			abort();
+		if (a->abbrevs && (a->abbrevs->off != b->abbrevs->off ||
+				   a->abbrevs->asz != b->abbrevs->asz ||
+				   a->abbrevs->osz != b->abbrevs->osz ||
+				   a->abbrevs->n != b->abbrevs->n || b->abbrevs->ahead))
+			abort();
+	}
+	dw_file_free(f2);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct dw_sections s;
@@ -174,6 +213,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	diag_clear(&d);
 	err = dw_file_open(&f, "fuzz", &s, big, NULL, 1, &d);
 	fuzz_check_err(err, &d);
+	same_index_ahead(&s, big, err, f);
 	if (err)
 		return 0;
 	if (dw_file_index_error(f))

@@ -52,6 +52,9 @@ make_seeds() {
 		$cc -gdwarf-4 -fdebug-types-section -shared -fPIC -nostdlib tests/fixtures/types.c \
 			-o "$o-tu.so" 2>/dev/null && python3 tests/fuzz/mkseed.py dwarf "$o-tu.so" "$SEEDS/dwarf/${o##*/}-tu"
 		$cc -m32 -g -c tests/fixtures/types.c -o "$o-m32.o" 2>/dev/null && cp "$o-m32.o" "$SEEDS/elf/"
+		# Two units with a table each (tables parsed ahead, dw_file_open).
+		$cc -g -shared -fPIC -nostdlib tests/fixtures/types.c tests/fixtures/layout.c \
+			-o "$o-2cu.so" 2>/dev/null && python3 tests/fuzz/mkseed.py dwarf "$o-2cu.so" "$SEEDS/dwarf/${o##*/}-2cu"
 		[ -f "$SEEDS/btf/types-$cc-g5-O2.btf" ] && "$BTFC" convert "$SEEDS/btf/types-$cc-g5-O2.btf" \
 			-o "$SEEDS/btf/types-$cc-big.btf" --endian big >/dev/null 2>&1
 	done

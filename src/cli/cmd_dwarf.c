@@ -20,7 +20,7 @@ static const char usage_text[] =
 	"  --stats           decode every DIE with every attribute; print unit and\n"
 	"                    DIE counts (per tag) and the time taken\n"
 	"  --skip-only       with --stats: decode abbreviations only, skip values\n"
-	"  -j N, --jobs N    threads for --stats (default: all CPUs)\n";
+	"  -j N, --jobs N    threads for indexing and --stats (default: all CPUs)\n";
 
 static void print_tag(FILE *o, unsigned tag)
 {

@@ -26,7 +26,6 @@ struct dw_abbrevs {
 	uint64_t uid;		/* unique in the process (a freed table's address is not) */
 	uint64_t off;		/* in .debug_abbrev */
 	uint8_t asz, osz;	/* sizes "fixed" was computed for */
-	bool ahead;		/* parsed ahead, no unit has claimed it yet */
 	struct dw_abbrev *list;	/* in table order */
 	size_t n;
 	struct dw_abbrev **dense;	/* dense[code] when codes are small */

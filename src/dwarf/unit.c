@@ -39,28 +39,6 @@ static int unit_err(struct dw_file *f, struct dw_unit *u, const char *sec, const
 			(unsigned long long)u->off, msg);
 }
 
-/*
- * The first unit to reach a table parsed ahead claims it: as the serial
- * index would have, unless the table was parsed for other sizes (the
- * first unit of the pre-scan was one the index skips), then it is parsed
- * again for this unit's.
- */
-static int claim(struct dw_file *f, size_t i, uint8_t asz, uint8_t osz, struct diag *d)
-{
-	struct dw_abbrevs *t = f->tabs[i];
-	int err;
-
-	if (!t->ahead)
-		return 0;
-	if (t->asz != asz || t->osz != osz) {
-		if ((err = dw_abbrevs_parse(f, &f->abbrev_arena, t->off, asz, osz, &t, d)))
-			return err;
-		f->tabs[i] = t;
-	}
-	t->ahead = false;
-	return 0;
-}
-
 static int find_abbrevs(struct dw_file *f, uint64_t off, uint8_t asz, uint8_t osz,
 			const struct dw_abbrevs **out, struct diag *d)
 {
@@ -80,8 +58,6 @@ static int find_abbrevs(struct dw_file *f, uint64_t off, uint8_t asz, uint8_t os
 			hi = mid;
 	}
 	if (lo < f->ntabs && f->tabs[lo]->off == off) {
-		if ((err = claim(f, lo, asz, osz, d)))
-			return err;
 		*out = f->tabs[lo];
 		return 0;
 	}
@@ -97,17 +73,136 @@ static int find_abbrevs(struct dw_file *f, uint64_t off, uint8_t asz, uint8_t os
 	return 0;
 }
 
+/* What read_header() makes of a unit. */
+enum hdr {
+	HDR_OK,
+	HDR_BAD,	/* a unit the index records as bad; the next starts at u->end */
+	HDR_BAD_LAST,	/* recorded as bad, and no unit can follow it */
+	HDR_STOP,	/* no unit here: the index stops */
+};
+
+struct hdr_msg {
+	char s[160];
+};
+
+PRINTF_LIKE(3, 4)
+static enum hdr hdr_fail(enum hdr h, struct hdr_msg *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m->s, sizeof(m->s), fmt, ap);
+	va_end(ap);
+	return h;
+}
+
+/*
+ * The header of the unit at off in sec (.debug_types if types): fills u
+ * (u->off, u->in_types and u->index are the caller's) and *abbrev_off.
+ * One reader for the index and the scan of parse_tables_ahead(), so both
+ * skip exactly the same units.
+ */
+static enum hdr read_header(const struct dw_file *f, struct bslice sec, uint64_t off, bool types,
+			    struct dw_unit *u, uint64_t *abbrev_off, struct hdr_msg *m)
+{
+	const uint8_t *p = sec.p + off, *end = sec.p + sec.len;
+	uint64_t len;
+
+	if (end - p < 4)
+		return hdr_fail(HDR_STOP, m, "truncated unit length at 0x%llx", (unsigned long long)off);
+	len = dw_u32(f, p);
+	p += 4;
+	u->offset_size = 4;
+	if (len == 0xffffffff) {
+		if (end - p < 8)
+			return hdr_fail(HDR_STOP, m, "truncated 64-bit unit length at 0x%llx",
+					(unsigned long long)off);
+		len = dw_u64(f, p);
+		p += 8;
+		u->offset_size = 8;
+	} else if (len >= 0xfffffff0) {
+		return hdr_fail(HDR_STOP, m, "reserved unit length value 0x%llx", (unsigned long long)len);
+	}
+	if (len > (uint64_t)(end - p))
+		return hdr_fail(HDR_BAD_LAST, m, "unit length 0x%llx runs past the end of the section",
+				(unsigned long long)len);
+	u->end = (uint64_t)(p - sec.p) + len;
+	end = sec.p + u->end;
+	if (end - p < 2)
+		return hdr_fail(HDR_BAD, m, "unit too short for a header (length 0x%llx)",
+				(unsigned long long)len);
+	u->version = (uint8_t)dw_u16(f, p);
+	p += 2;
+	if (u->version < 2 || u->version > 5)
+		return hdr_fail(HDR_BAD, m, "unsupported DWARF version %llu", (unsigned long long)u->version);
+	if (u->version >= 5) {
+		if (end - p < 2 + u->offset_size)
+			goto truncated;
+		u->unit_type = p[0];
+		u->addr_size = p[1];
+		p += 2;
+		*abbrev_off = dw_uN(f, p, u->offset_size);
+		p += u->offset_size;
+		switch (u->unit_type) {
+		case DW_UT_compile:
+		case DW_UT_partial:
+			break;
+		case DW_UT_skeleton:
+		case DW_UT_split_compile:
+			if (end - p < 8)
+				goto truncated;
+			u->dwo_id = dw_u64(f, p);
+			p += 8;
+			break;
+		case DW_UT_type:
+		case DW_UT_split_type:
+			if (end - p < 8 + u->offset_size)
+				goto truncated;
+			u->type_sig = dw_u64(f, p);
+			u->type_off = dw_uN(f, p + 8, u->offset_size);
+			p += 8 + u->offset_size;
+			break;
+		default:
+			return hdr_fail(HDR_BAD, m, "unknown unit type 0x%llx", (unsigned long long)u->unit_type);
+		}
+	} else {
+		if (end - p < u->offset_size + 1)
+			goto truncated;
+		*abbrev_off = dw_uN(f, p, u->offset_size);
+		p += u->offset_size;
+		u->addr_size = *p++;
+		u->unit_type = DW_UT_compile;
+		if (types) {
+			if (end - p < 8 + u->offset_size)
+				goto truncated;
+			u->unit_type = DW_UT_type;
+			u->type_sig = dw_u64(f, p);
+			u->type_off = dw_uN(f, p + 8, u->offset_size);
+			p += 8 + u->offset_size;
+		}
+	}
+	if (u->addr_size != 4 && u->addr_size != 8 && u->addr_size != 2)
+		return hdr_fail(HDR_BAD, m, "unsupported address size %llu", (unsigned long long)u->addr_size);
+	u->die_off = (uint64_t)(p - sec.p);
+	if (u->type_off && (u->type_off < u->die_off - u->off || u->off + u->type_off >= u->end))
+		return hdr_fail(HDR_BAD, m, "type offset 0x%llx outside the unit",
+				(unsigned long long)u->type_off);
+	return HDR_OK;
+truncated:
+	return hdr_fail(HDR_BAD, m, "truncated header (length 0x%llx)", (unsigned long long)len);
+}
+
 /* ---- abbreviation tables parsed ahead, in parallel ---- */
 
 /*
  * A kernel image has a table per unit (vmlinux: 2,360 distinct ones for
  * 2,401 units, 6 MB): parsing them one by one was half of opening it.  A
- * light scan of the unit headers finds each table's offset and the sizes
- * of the first unit naming it; the tables are parsed on the pool, each
- * thread into its own arena, and the index then finds them (claim()).
- * The scan stops at the first header it cannot read and a table it cannot
- * parse is left out: the serial index meets those and reports them as
- * before.
+ * scan of the unit headers (read_header(), as the index reads them) finds
+ * each table's offset and the sizes of the first unit the index will ask
+ * for it; the tables are parsed on the pool, each thread into its own
+ * arena, and the index then finds them as if it had parsed them itself.
+ * A table that fails to parse is left out: the index meets it and reports
+ * it as before.
  */
 #ifndef AHEAD_MIN_TABLES		/* the fuzz build sets 2 */
 #define AHEAD_MIN_TABLES 64
@@ -150,45 +245,24 @@ static int parse_ahead(void *ctx, unsigned worker, size_t item)
 /* .debug_info's units' tables and first sizes, sorted by offset; n of them. */
 static size_t scan_ahead(const struct dw_file *f, struct ahead_tab **out)
 {
-	const uint8_t *sec = f->s.info.p;
-	uint64_t off = 0, len = f->s.info.len;
 	struct ahead_tab *v = NULL;
 	size_t n = 0, cap = 0, i, k;
+	uint64_t off = 0;
 
-	while (len - off >= 4) {
-		const uint8_t *p = sec + off;
-		uint64_t ulen = dw_u32(f, p), aoff;
-		unsigned osz = 4, hdr = 4, ver;
+	while (off < f->s.info.len) {
+		struct dw_unit u = { .off = off };
+		struct hdr_msg m;
+		uint64_t aoff = 0;
+		enum hdr h = read_header(f, f->s.info, off, false, &u, &aoff, &m);
 
-		if (ulen == 0xffffffff) {
-			if (len - off < 12)
-				break;
-			ulen = dw_u64(f, p + 4);
-			osz = 8;
-			hdr = 12;
-		} else if (ulen >= 0xfffffff0) {
+		if (h == HDR_STOP || h == HDR_BAD_LAST || VEC_RESERVE(v, cap, n + 1))
 			break;
-		}
-		if (ulen > len - off - hdr)
-			break;
-		p += hdr;
-		off += hdr + ulen;
-		if (ulen < 4 + osz)
+		off = u.end;
+		if (h != HDR_OK)
 			continue;
-		ver = dw_u16(f, p);
-		if (ver < 2 || ver > 5)
-			continue;
-		if (VEC_RESERVE(v, cap, n + 1))
-			break;
-		if (ver >= 5) {
-			aoff = dw_uN(f, p + 4, osz);
-			v[n].asz = p[3];
-		} else {
-			aoff = dw_uN(f, p + 2, osz);
-			v[n].asz = p[2 + osz];
-		}
 		v[n].off = aoff;
-		v[n].osz = (uint8_t)osz;
+		v[n].asz = u.addr_size;
+		v[n].osz = u.offset_size;
 		v[n].seq = (uint32_t)n;
 		v[n].t = NULL;
 		n++;
@@ -220,10 +294,8 @@ static void parse_tables_ahead(struct dw_file *f, unsigned jobs)
 						    MIN(f->s.abbrev.len * 6 / jobs, (size_t)16 << 20)));
 	pool_for(jobs, n, parse_ahead, &a);
 	for (i = k = 0; i < n; i++)
-		if (a.v[i].t) {
-			a.v[i].t->ahead = true;
+		if (a.v[i].t)
 			f->tabs[k++] = a.v[i].t;
-		}
 	f->ntabs = k;
 	mem_free(a.v);
 }
@@ -237,10 +309,11 @@ static int index_section(struct dw_file *f, struct bslice sec, bool types, size_
 	int err;
 
 	while (off < sec.len) {
-		const uint8_t *p = sec.p + off, *end = sec.p + sec.len;
 		struct dw_unit *u;
+		struct hdr_msg m;
 		struct diag ud;
-		uint64_t len, abbrev_off;
+		uint64_t abbrev_off = 0;
+		enum hdr h;
 
 		if ((err = VEC_RESERVE(f->units, *cap, f->nunits + 1)))
 			return diag_err(d, ENOMEM, "%s: out of memory", f->path);
@@ -249,111 +322,17 @@ static int index_section(struct dw_file *f, struct bslice sec, bool types, size_
 		u->off = off;
 		u->in_types = types;
 		u->index = (uint32_t)f->nunits;
-		if (end - p < 4) {
-			unit_err(f, u, sname, "truncated unit length at 0x%llx", (unsigned long long)off);
-			break;
-		}
-		len = dw_u32(f, p);
-		p += 4;
-		u->offset_size = 4;
-		if (len == 0xffffffff) {
-			if (end - p < 8) {
-				unit_err(f, u, sname, "truncated 64-bit unit length at 0x%llx", (unsigned long long)off);
-				break;
-			}
-			len = dw_u64(f, p);
-			p += 8;
-			u->offset_size = 8;
-		} else if (len >= 0xfffffff0) {
-			unit_err(f, u, sname, "reserved unit length value 0x%llx", (unsigned long long)len);
-			break;
-		}
-		if (len > (uint64_t)(end - p)) {
-			unit_err(f, u, sname, "unit length 0x%llx runs past the end of the section", (unsigned long long)len);
+		h = read_header(f, sec, off, types, u, &abbrev_off, &m);
+		if (h != HDR_STOP)
 			f->nunits++;
-			break;
+		if (h != HDR_OK) {
+			unit_err(f, u, sname, "%s", m.s);
+			if (h != HDR_BAD)
+				break;
+			off = u->end;
+			continue;
 		}
-		u->end = (uint64_t)(p - sec.p) + len;
-		f->nunits++;
 		off = u->end;
-		end = sec.p + u->end;
-		if (end - p < 2) {
-			unit_err(f, u, sname, "unit too short for a header (length 0x%llx)", (unsigned long long)len);
-			continue;
-		}
-		u->version = (uint8_t)dw_u16(f, p);
-		p += 2;
-		if (u->version < 2 || u->version > 5) {
-			unit_err(f, u, sname, "unsupported DWARF version %llu", (unsigned long long)u->version);
-			continue;
-		}
-		if (u->version >= 5) {
-			if (end - p < 2 + u->offset_size) {
-				unit_err(f, u, sname, "truncated header (length 0x%llx)", (unsigned long long)len);
-				continue;
-			}
-			u->unit_type = p[0];
-			u->addr_size = p[1];
-			p += 2;
-			abbrev_off = dw_uN(f, p, u->offset_size);
-			p += u->offset_size;
-			switch (u->unit_type) {
-			case DW_UT_compile:
-			case DW_UT_partial:
-				break;
-			case DW_UT_skeleton:
-			case DW_UT_split_compile:
-				if (end - p < 8) {
-					unit_err(f, u, sname, "truncated header (length 0x%llx)", (unsigned long long)len);
-					continue;
-				}
-				u->dwo_id = dw_u64(f, p);
-				p += 8;
-				break;
-			case DW_UT_type:
-			case DW_UT_split_type:
-				if (end - p < 8 + u->offset_size) {
-					unit_err(f, u, sname, "truncated header (length 0x%llx)", (unsigned long long)len);
-					continue;
-				}
-				u->type_sig = dw_u64(f, p);
-				u->type_off = dw_uN(f, p + 8, u->offset_size);
-				p += 8 + u->offset_size;
-				break;
-			default:
-				unit_err(f, u, sname, "unknown unit type 0x%llx", (unsigned long long)u->unit_type);
-				continue;
-			}
-		} else {
-			if (end - p < u->offset_size + 1) {
-				unit_err(f, u, sname, "truncated header (length 0x%llx)", (unsigned long long)len);
-				continue;
-			}
-			abbrev_off = dw_uN(f, p, u->offset_size);
-			p += u->offset_size;
-			u->addr_size = *p++;
-			u->unit_type = DW_UT_compile;
-			if (types) {
-				if (end - p < 8 + u->offset_size) {
-					unit_err(f, u, sname, "truncated header (length 0x%llx)", (unsigned long long)len);
-					continue;
-				}
-				u->unit_type = DW_UT_type;
-				u->type_sig = dw_u64(f, p);
-				u->type_off = dw_uN(f, p + 8, u->offset_size);
-				p += 8 + u->offset_size;
-			}
-		}
-		if (u->addr_size != 4 && u->addr_size != 8 && u->addr_size != 2) {
-			unit_err(f, u, sname, "unsupported address size %llu", (unsigned long long)u->addr_size);
-			continue;
-		}
-		u->die_off = (uint64_t)(p - sec.p);
-		if (u->type_off && (u->type_off < u->die_off - u->off ||
-				    u->off + u->type_off >= u->end)) {
-			unit_err(f, u, sname, "type offset 0x%llx outside the unit", (unsigned long long)u->type_off);
-			continue;
-		}
 		diag_clear(&ud);
 		if ((err = find_abbrevs(f, abbrev_off, u->addr_size, u->offset_size, &u->abbrevs,
 					 &ud))) {

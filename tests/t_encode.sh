@@ -54,6 +54,27 @@ missing=$(comm -23 <(echo "$used") <(echo "$want"))
 if [ -n "$want" ] && [ -z "$missing" ]; then pass "encoder's attribute filter lists every attribute it reads"
 else fail "encoder's attribute filter misses: ${missing:-<no list found>}"; fi
 
+# One name met inline and in .debug_str: gcc writes "len" inline
+# (DW_FORM_string), clang names it in .debug_str, where the linker keeps it
+# only as the tail of "next_len".  The string section starts as a copy of
+# .debug_str (a reference there takes its position's offset); the text
+# must still get one offset, whichever unit comes first, or the two equal
+# structs stay apart.
+if have gcc && have clang; then
+	printf 'struct pair { int len; int next_len; struct pair *nx; };\nstruct pair %s;\n' pa > "$WORK/sa.c"
+	printf 'struct pair { int len; int next_len; struct pair *nx; };\nstruct pair %s;\n' pb > "$WORK/sb.c"
+	gcc -g -O0 -c "$WORK/sa.c" -o "$WORK/sa.o" && clang -g -O0 -c "$WORK/sb.c" -o "$WORK/sb.o"
+	for order in "sa.o sb.o" "sb.o sa.o"; do
+		(cd "$WORK" && gcc -shared -nostdlib $order -o seed.so) || { fail "link $order"; continue; }
+		for j in 1 2; do
+			"$BTFC" encode -j$j "$WORK/seed.so" -o "$WORK/seed.btf" &&
+				n=$("$BTFC" dump "$WORK/seed.btf" | grep -c "STRUCT 'pair'")
+			if [ "${n:-0}" = 1 ]; then pass "inline and .debug_str name share an offset: $order -j$j"
+			else fail "inline and .debug_str name share an offset: $order -j$j (${n:-no} struct pair)"; fi
+		done
+	done
+fi
+
 # Determinism: several units (one per object), any thread count, same bytes.
 for i in 1 2 3 4 5 6; do
 	gcc -g -O1 -DPAHOLE_SAFE -Dvsum=vsum$i -Duse_all=use_all$i -Dglobal_counter=gc$i \

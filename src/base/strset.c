@@ -138,6 +138,26 @@ int64_t strset_add(struct strset *s, const char *str, size_t len)
 	return insert(s, str, len, strset_hash(str, len), true);
 }
 
+int64_t strset_add_at(struct strset *s, size_t at, const char *str, size_t len, uint32_t h)
+{
+	size_t slot;
+	int64_t off;
+
+	if (strset_index(s))
+		return -ENOMEM;
+	if (s->slots_borrowed || s->borrowed || at >= s->len || len >= s->len - at ||
+	    !bytes_eq(s->data + at, str, len) || s->data[at + len])
+		return insert(s, str, len, h, true);
+	off = lookup(s, str, len, h, &slot);
+	if (off >= 0)
+		return off;
+	s->slots[slot].off1 = (uint32_t)at + 1;
+	s->slots[slot].hash = h;
+	if (++s->count * 4 > s->nslots * 3 && rehash(s, s->nslots * 2))
+		return -ENOMEM;
+	return (int64_t)at;
+}
+
 void strset_borrow(struct strset *s, const char *data, size_t len)
 {
 	memset(s, 0, sizeof(*s));
@@ -189,6 +209,19 @@ int strset_index(struct strset *s)
 		}
 		pos += l + 1;
 	}
+	return 0;
+}
+
+int strset_init_after_empty(struct strset *s, const char *data, size_t len)
+{
+	if (strset_init(s, true))
+		return -ENOMEM;
+	if (mem_grow((void **)&s->data, &s->cap, 1, len + 1)) {
+		strset_free(s);
+		return -ENOMEM;
+	}
+	memcpy(s->data + 1, data, len);
+	s->len = len + 1;
 	return 0;
 }
 

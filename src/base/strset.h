@@ -29,6 +29,12 @@ int strset_init(struct strset *s, bool with_empty);
 /* Start from an existing section (copied); duplicates keep their first offset. */
 int strset_init_from(struct strset *s, const char *data, size_t len);
 /*
+ * Start from "" followed by a copy of data (len bytes, ending in a NUL):
+ * the string at data + p is at offset p + 1.  Only "" is indexed: the
+ * others are found once strset_add_at() names them.
+ */
+int strset_init_after_empty(struct strset *s, const char *data, size_t len);
+/*
  * Start from an existing section without copying it and without an index
  * (lookups find nothing until strset_index()).  The section must stay
  * valid and unchanged while the set lives; the first strset_add() copies it.
@@ -57,6 +63,12 @@ static inline uint32_t strset_hash(const char *str, size_t len)
 {
 	return (uint32_t)hash_bytes(str, len);
 }
+/*
+ * Offset of str, added if absent; but where the section already holds str
+ * at offset at (a suffix of a longer string, say), that copy is indexed
+ * instead of a new one appended.
+ */
+int64_t strset_add_at(struct strset *s, size_t at, const char *str, size_t len, uint32_t h);
 int64_t strset_find_hashed(const struct strset *s, const char *str, size_t len, uint32_t h);
 int64_t strset_add_hashed(struct strset *s, const char *str, size_t len, uint32_t h);
 static inline const char *strset_get(const struct strset *s, uint32_t off)

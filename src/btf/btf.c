@@ -146,6 +146,23 @@ int btf_index_strings(struct btf *btf)
 	return btf_strs_index(&btf->strs);
 }
 
+int btf_seed_strs(struct btf *btf, const char *data, size_t len)
+{
+	struct strset ns;
+
+	if (btf->base || btf->nr_types || btf->strs.len != 1)
+		return -EINVAL;
+	while (len && data[len - 1])
+		len--;
+	if (len >= SEED_STRS_MAX)
+		return -E2BIG;
+	if (strset_init_after_empty(&ns, data, len))
+		return -ENOMEM;
+	strset_free(&btf->strs);
+	btf->strs = ns;
+	return 0;
+}
+
 /* Offset of str in an unindexed section: a scan over NUL-separated strings. */
 static int64_t scan_str(const struct strset *s, const char *str, size_t len)
 {
@@ -231,6 +248,21 @@ int64_t btf_add_str_hashed(struct btf *btf, const char *str, size_t len, uint32_
 	if ((uint64_t)off + btf->start_str_off > 0x7fffffff)
 		return diag_err(&btf->err, E2BIG, "string section exceeds 2 GiB");
 	return btf->start_str_off + off;
+}
+
+int64_t btf_add_str_at(struct btf *btf, uint32_t at, const char *str, size_t len, uint32_t h)
+{
+	int64_t off;
+
+	if (btf->base)
+		return btf_add_str_hashed(btf, str, len, h);
+	if (btf_strs_index(&btf->strs))
+		return diag_err(&btf->err, ENOMEM, "out of memory indexing strings");
+	off = strset_add_at(&btf->strs, at, str, len, h);
+	if (off < 0)
+		return diag_err(&btf->err, (int)-off, "cannot add string \"%.64s\": %s", str,
+				strerror((int)-off));
+	return off;
 }
 
 /*

@@ -258,6 +258,22 @@ const char *btf_name(const struct btf *btf, uint32_t off);
 int64_t btf_find_str(const struct btf *btf, const char *str);
 /* Build the string lookup index if the parse skipped it.  0 or -ENOMEM. */
 int btf_index_strings(struct btf *btf);
+/*
+ * Seed a new base BTF's string section (nothing added yet) with a copy of
+ * a string section, data[0, len), whose string at data + p is at offset
+ * p + 1: btf_add_str_at() can then make that copy a text's offset (the
+ * encoder's .debug_str: a reference to a string there has its offset
+ * from its position).  Text after data's last NUL is left out.  0 or a
+ * negative errno.
+ */
+#define SEED_STRS_MAX (1u << 30)	/* the largest section seeded (-E2BIG) */
+int btf_seed_strs(struct btf *btf, const char *data, size_t len);
+/*
+ * btf_add_str_hashed() of a string a seeded BTF's section holds at offset
+ * at: if its text is new, that copy becomes the text's offset, not a new
+ * one.
+ */
+int64_t btf_add_str_at(struct btf *btf, uint32_t at, const char *str, size_t len, uint32_t h);
 /* Add str (reusing an offset from the base or own section); offset or -errno. */
 int64_t btf_add_str(struct btf *btf, const char *str);
 /*

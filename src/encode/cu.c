@@ -1176,11 +1176,12 @@ static int group_children(struct enc_worker *w)
 
 /*
  * Names are interned once into the output BTF's string set (the only
- * shared mutable state of the conversion, behind ctx->str_lock).  Each
- * worker remembers what it interned, by address (.debug_str strings are
- * unique per address) and, for strings inside .debug_info, by content.
- * Offsets depend on which worker interned first; the final string section
- * is re-laid out in a fixed order after dedup, so output bytes do not.
+ * shared mutable state of the conversion, behind ctx->str_lock, and the
+ * seeded section's bitmap of known positions, set atomically).  Strings
+ * without a position there are remembered by content in a per-worker
+ * cache.  Offsets depend on which worker interned first; the final string
+ * section is re-laid out in a fixed order after dedup, so output bytes do
+ * not.
  */
 static int64_t intern_slow(struct enc_worker *w, const char *s, size_t len, uint32_t h)
 {
@@ -1261,82 +1262,68 @@ static int scache_put(struct str_cache *c, uint32_t h, const char *s, size_t len
 	return 0;
 }
 
-/* The out offset of the .debug_str string at pos, if known (ctx->str_pos). */
-static inline bool pos_find(const struct enc_ctx *c, uint32_t pos, uint32_t *off)
+/*
+ * A seeded string of .debug_str (ctx->str_first) at pos, not yet known
+ * there: its text's offset, and if that is its own (the first copy, or
+ * the first reference to a suffix of a longer string, which becomes the
+ * text's offset), its bit is set: later references need no lookup.
+ */
+static int64_t intern_seeded(struct enc_worker *w, size_t pos, const char *s)
 {
-	size_t j = hash_mix(pos) & c->str_pos_mask;
-	uint64_t v;
+	size_t len = strlen(s);
+	int64_t off;
 
-	while ((v = __atomic_load_n(&c->str_pos[j], __ATOMIC_RELAXED))) {
-		if ((uint32_t)(v >> 32) == pos + 1) {
-			*off = (uint32_t)v - 1;
-			return true;
-		}
-		j = (j + 1) & c->str_pos_mask;
-	}
-	return false;
-}
-
-/* Remember it (racing workers store the same value; a full table stays full). */
-static void pos_put(struct enc_ctx *c, uint32_t pos, uint32_t off)
-{
-	uint64_t v = (uint64_t)(pos + 1) << 32 | (off + 1), cur;
-	size_t j = hash_mix(pos) & c->str_pos_mask;
-	size_t left = __atomic_load_n(&c->str_pos_left, __ATOMIC_RELAXED);
-
-	do {
-		if (!left)
-			return;
-	} while (!__atomic_compare_exchange_n(&c->str_pos_left, &left, left - 1, true,
-					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-	for (;; j = (j + 1) & c->str_pos_mask) {
-		cur = 0;
-		if (__atomic_compare_exchange_n(&c->str_pos[j], &cur, v, false, __ATOMIC_RELAXED,
-						__ATOMIC_RELAXED) ||
-		    (uint32_t)(cur >> 32) == pos + 1)
-			return;
-	}
+	if (w->ctx->str_lock)
+		pthread_mutex_lock(w->ctx->str_lock);
+	off = btf_add_str_at(w->ctx->out, (uint32_t)pos + 1, s, len, strset_hash(s, len));
+	if (w->ctx->str_lock)
+		pthread_mutex_unlock(w->ctx->str_lock);
+	if (off < 0)
+		return -ENOMEM;
+	if ((size_t)off == pos + 1)
+		__atomic_fetch_or(&w->ctx->str_first[pos / 64], 1ull << (pos % 64), __ATOMIC_RELAXED);
+	return off;
 }
 
 /*
- * Global string offset of s (NULL or "" -> 0), or a negative errno.
- * Strings of .debug_str are looked up by their position in a table shared
- * by all workers; the others (inline DW_FORM_string names, the alternate
- * file's) by content in the worker's cache.
+ * Global string offset of s (NULL or "" -> 0), or a negative errno.  A
+ * string of .debug_str in a seeded section (a kernel image) has its
+ * offset from its position, after the first reference to it without
+ * reading it; the others (inline DW_FORM_string names, the alternate
+ * file's, all of a module's) are looked up by their text, in the worker's
+ * cache first.
  */
 static int64_t str_off(struct enc_worker *w, const char *s)
 {
 	const struct bslice *ds = &w->ctx->in->dw_str;
 	size_t pos = (size_t)((const uint8_t *)s - ds->p), len, slot;
-	bool in_str = w->ctx->str_pos && s && (const uint8_t *)s >= ds->p && pos < ds->len;
+	uint64_t *first = w->ctx->str_first;
 	uint32_t off, ht;
 	int64_t r;
 
-	/* a known position answers without reading the string (a miss less) */
-	if (in_str && pos_find(w->ctx, (uint32_t)pos, &off))
-		return off;
+	if (first && s && (const uint8_t *)s >= ds->p && pos < ds->len) {
+		if (__atomic_load_n(&first[pos / 64], __ATOMIC_RELAXED) >> (pos % 64) & 1)
+			return (int64_t)pos + 1;
+		return *s ? intern_seeded(w, pos, s) : 0;
+	}
 	if (!s || !*s)
 		return 0;
 	len = strlen(s);
 	ht = strset_hash(s, len);
 	if (!w->ctx->str_lock) {	/* the only worker: the set is the cache */
 		r = btf_add_str_hashed(w->ctx->out, s, len, ht);
-		if (r < 0)
-			return -ENOMEM;
-	} else if (!w->scache_text.cap && scache_grow(&w->scache_text)) {
-		return -ENOMEM;
-	} else if (scache_find(&w->scache_text, ht, s, len, false, &slot, &off)) {
-		r = off;
-	} else {
-		r = intern_slow(w, s, len, ht);
-		if (r < 0)
-			return r;
-		if (scache_put(&w->scache_text, ht, s, len, (uint32_t)r,
-				(const uint8_t *)s < ds->p || pos >= ds->len))
-			return -ENOMEM;
+		return r < 0 ? -ENOMEM : r;
 	}
-	if (in_str)
-		pos_put(w->ctx, (uint32_t)pos, (uint32_t)r);
+	if (!w->scache_text.cap && scache_grow(&w->scache_text))
+		return -ENOMEM;
+	if (scache_find(&w->scache_text, ht, s, len, false, &slot, &off))
+		return off;
+	r = intern_slow(w, s, len, ht);
+	if (r < 0)
+		return r;
+	if (scache_put(&w->scache_text, ht, s, len, (uint32_t)r,
+			(const uint8_t *)s < ds->p || pos >= ds->len))
+		return -ENOMEM;
 	return r;
 }
 

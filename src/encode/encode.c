@@ -18,8 +18,6 @@
 #define PERCPU_SECTION ".data..percpu"
 /* Units from which an input is a kernel image: per-position tables pay, its pages count. */
 #define MANY_UNITS 64
-/* Units from which strings are cached by .debug_str position (see btf_encode). */
-#define STR_POS_UNITS 1024
 
 static const uint32_t default_lang_exclude[] = { 0 };
 
@@ -805,30 +803,29 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	r.ctx.out = r.out;
 	r.ctx.str_lock = jobs > 1 ? &str_lock : NULL;
 	/*
-	 * Strings by .debug_str position pay where units repeat the same
-	 * header strings thousands of times (vmlinux, 2,401 units: 10-13%
-	 * less CPU), not in the units of a module, even the largest (xfs,
-	 * mlx5_core, bcachefs, btrfs: 66-113 units, 25% more CPU with it; the
-	 * per-worker cache suffices).  A slot per 16 bytes of .debug_str:
-	 * vmlinux's types use about a fifth of them.  Each worker's DIE-offset
-	 * array (a word per byte of its largest unit) is neutral on those
-	 * modules and kept from MANY_UNITS; a lone module's few units are
-	 * better off hashed (the array is fresh memory).  In a batch (a
+	 * A base BTF's string section starts as a copy of .debug_str
+	 * (btf_seed_strs), so a name there has its offset from its position:
+	 * after the first reference (which makes that copy the text's
+	 * offset), no lookup and no read of the string.  The units of a
+	 * kernel image repeat the same header strings thousands of times
+	 * (vmlinux: 107 k first references, millions of later ones); the
+	 * relayout after dedup keeps only the strings the types use.  A split
+	 * BTF's strings start after its base's, and a name in the base must
+	 * get the base's offset: they are looked up by their text.  Each
+	 * worker's DIE-offset array (a word per byte of its largest unit) is
+	 * neutral on the largest modules (xfs, mlx5_core, bcachefs, btrfs:
+	 * 66-113 units) and kept from MANY_UNITS; a lone module's few units
+	 * are better off hashed (the array is fresh memory).  In a batch (a
 	 * prepared dedup base) freed blocks come back, and the array saves
 	 * 1.6% of the CPU of 1,138 modules.
 	 */
 	r.ctx.ref_direct = many_units || o->dedup_base;
-	if (in->dw_str.len && in->dw_str.len < UINT32_MAX && nunits >= STR_POS_UNITS) {
-		size_t n = 4096;
-
-		while (n < in->dw_str.len / 16)
-			n *= 2;
-		if (!(r.ctx.str_pos = mem_array(n, sizeof(uint64_t)))) {
+	if (!base && in->dw_str.len && in->dw_str.len < SEED_STRS_MAX) {
+		if (!(r.ctx.str_first = mem_array((in->dw_str.len + 63) / 64, sizeof(uint64_t))) ||
+		    btf_seed_strs(r.out, (const char *)in->dw_str.p, in->dw_str.len)) {
 			err = diag_err(d, ENOMEM, "out of memory");
 			goto out;
 		}
-		r.ctx.str_pos_mask = n - 1;
-		r.ctx.str_pos_left = n / 4 * 3;
 	}
 	if (jobs == 1 && o->worker) {
 		enc_worker_recycle(o->worker);
@@ -852,8 +849,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		goto out;
 	}
 	/* Give the conversion's memory back before dedup allocates its own. */
-	mem_free(r.ctx.str_pos);
-	r.ctx.str_pos = NULL;
+	mem_free(r.ctx.str_first);
+	r.ctx.str_first = NULL;
 	for (i = 0; i < r.nslots; i++)
 		cu_frag_free(&r.slots[i]);
 	for (w = 0; w < jobs; w++) {
@@ -922,7 +919,7 @@ out:
 				enc_worker_free(r.w[w]);
 	mem_free(r.w);
 	mem_free(r.idmap);
-	mem_free(r.ctx.str_pos);
+	mem_free(r.ctx.str_first);
 	mem_free(r.si);
 	strset_free(&r.generated);
 	strset_free(&r.fnames);

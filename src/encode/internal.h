@@ -76,13 +76,12 @@ struct enc_ctx {
 	struct btf *out;		/* strings are interned here, under str_lock */
 	pthread_mutex_t *str_lock;	/* NULL: one worker, no cache in front of out's set */
 	/*
-	 * .debug_str position -> out offset, shared by the workers: open
-	 * addressing over 64-bit slots (position + 1) << 32 | (offset + 1),
-	 * 0 = empty; filled with compare-and-swap, never past three quarters.
+	 * out's string section was seeded with .debug_str (btf_seed_strs):
+	 * where bit p is set, the string at .debug_str + p has offset p + 1
+	 * (set atomically by str_off() as suffixes are met).  NULL: every
+	 * string is interned by its text.
 	 */
-	uint64_t *str_pos;
-	size_t str_pos_mask;
-	size_t str_pos_left;		/* atomic: insertions still allowed */
+	uint64_t *str_first;
 	bool ref_direct;		/* in-unit DIE references index a per-worker array */
 };
 

@@ -53,6 +53,37 @@ TEST(strset_grows_past_initial_table)
 	strset_free(&s);
 }
 
+/*
+ * A seeded section (the encoder's copy of .debug_str): offsets follow the
+ * positions, a text's first strset_add_at() makes its copy there the
+ * text's offset, suffixes included, and every later add of the text, at
+ * another copy or with no position, returns that offset.
+ */
+TEST(strset_seeded_section_adds_at_positions)
+{
+	static const char sec[] = "list_next\0next\0x\0";	/* two copies of "next" */
+	struct strset s;
+	size_t len = sizeof(sec);	/* with the literal's final NUL */
+
+	REQUIRE(strset_init_after_empty(&s, sec, len) == 0);
+	CHECK_EQ_U(s.len, len + 1);
+	CHECK_STR(strset_get(&s, 1), "list_next");
+	CHECK(strset_find(&s, "list_next", 9) == -ENOENT);	/* nothing indexed yet */
+	CHECK_EQ_U(strset_find(&s, "", 0), 0);
+	/* "next" first met as the suffix of list_next (offset 1 + 5) */
+	CHECK_EQ_U(strset_add_at(&s, 6, "next", 4, strset_hash("next", 4)), 6);
+	/* its own copy at offset 11 and an add without a position: the same */
+	CHECK_EQ_U(strset_add_at(&s, 11, "next", 4, strset_hash("next", 4)), 6);
+	CHECK_EQ_U(strset_add(&s, "next", 4), 6);
+	/* a text not where at says: appended, not indexed at the wrong place */
+	CHECK_EQ_U(strset_add_at(&s, 1, "list", 4, strset_hash("list", 4)), len + 1);
+	CHECK_STR(strset_get(&s, len + 1), "list");
+	/* at past the section: appended too */
+	CHECK_EQ_U(strset_add_at(&s, 1000, "y", 1, strset_hash("y", 1)), len + 6);
+	CHECK_EQ_U(strset_add(&s, "list_next", 9), len + 8);	/* never named: a new copy */
+	strset_free(&s);
+}
+
 TEST(strset_init_from_section)
 {
 	static const char sec[] = "\0int\0long\0int\0";

@@ -142,6 +142,7 @@ struct enc_worker {
 	size_t ntypes, types_cap;
 	struct ir_child *kids, *kids_sorted;
 	size_t nkids, kids_cap, sorted_cap;
+	const struct ir_child *grouped;	/* kids, or kids_sorted when they were not grouped */
 	struct ir_func *funcs;
 	size_t nfuncs, funcs_cap;
 	struct ir_var *vars;
@@ -1130,18 +1131,33 @@ static int resolve_all(struct enc_worker *w)
 	return 0;
 }
 
+/* Set a parent's children span: a type's, or a function's (offset by ntypes). */
+static inline void set_span(struct enc_worker *w, size_t p, uint32_t first, uint32_t n)
+{
+	if (p < w->ntypes) {
+		w->types[p].first = first;
+		w->types[p].n = n;
+	} else {
+		w->funcs[p - w->ntypes].first = first;
+		w->funcs[p - w->ntypes].n = n;
+	}
+}
+
 /*
  * Children were recorded in walk order with a parent index; group them per
- * parent, keeping their order (a counting sort).  Function parameters are
- * recorded against ir_func entries: those parents are offset by ntypes.
+ * parent, keeping their order.  Function parameters are recorded against
+ * ir_func entries: those parents are offset by ntypes.  Usually each
+ * parent's children are already one run (a nested type's members come
+ * before or after its parent's, not among them): then they stay where
+ * they are; else a counting sort copies them into kids_sorted.
  */
 static int group_children(struct enc_worker *w)
 {
 	size_t nparents = w->ntypes + w->nfuncs, i;
-	uint32_t sum = 0;
+	uint32_t sum = 0, prev = UINT32_MAX;
+	bool runs = true;
 
-	if (VEC_RESERVE(w->count, w->count_cap, nparents + 1) ||
-	    VEC_RESERVE(w->kids_sorted, w->sorted_cap, w->nkids + 1))
+	if (VEC_RESERVE(w->count, w->count_cap, nparents + 1))
 		return -ENOMEM;
 	memset(w->count, 0, (nparents + 1) * sizeof(*w->count));
 	for (i = 0; i < w->nkids; i++) {
@@ -1150,23 +1166,32 @@ static int group_children(struct enc_worker *w)
 		if (p & FUNC_PARENT)
 			p = (uint32_t)w->ntypes + (p & ~FUNC_PARENT);
 		w->kids[i].parent = p;
+		if (p != prev) {
+			runs &= !w->count[p];	/* a second run of p's children */
+			prev = p;
+		}
 		w->count[p]++;
 	}
+	if (runs) {
+		for (i = 0; i < nparents; i++)
+			set_span(w, i, 0, 0);
+		for (i = 0; i < w->nkids; i += w->count[w->kids[i].parent])
+			set_span(w, w->kids[i].parent, (uint32_t)i, w->count[w->kids[i].parent]);
+		w->grouped = w->kids;
+		return 0;
+	}
+	if (VEC_RESERVE(w->kids_sorted, w->sorted_cap, w->nkids + 1))
+		return -ENOMEM;
 	for (i = 0; i < nparents; i++) {
 		uint32_t c = w->count[i];
 
-		if (i < w->ntypes) {
-			w->types[i].first = sum;
-			w->types[i].n = c;
-		} else {
-			w->funcs[i - w->ntypes].first = sum;
-			w->funcs[i - w->ntypes].n = c;
-		}
+		set_span(w, i, sum, c);
 		w->count[i] = sum;
 		sum += c;
 	}
 	for (i = 0; i < w->nkids; i++)
 		w->kids_sorted[w->count[w->kids[i].parent]++] = w->kids[i];
+	w->grouped = w->kids_sorted;
 	return 0;
 }
 
@@ -1367,7 +1392,7 @@ static bool int_size_ok(uint64_t sz)
 static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t index_id)
 {
 	const struct enc_opts *o = w->ctx->o;
-	const struct ir_child *k = w->kids_sorted + t->first;
+	const struct ir_child *k = w->grouped + t->first;
 	struct cu_frag *f = w->frag;
 	uint32_t i, *p;
 
@@ -1525,7 +1550,7 @@ static int check_param_locations(struct enc_worker *w, const struct ir_func *f,
 
 static int emit_func(struct enc_worker *w, const struct ir_func *f)
 {
-	const struct ir_child *k = w->kids_sorted + f->first;
+	const struct ir_child *k = w->grouped + f->first;
 	struct cu_frag *fr = w->frag;
 	uint32_t np = f->vararg, i, j = 0, proto, func, *p;
 	struct frag_func *ff;
@@ -1626,7 +1651,7 @@ static int check_param_locations(struct enc_worker *w, const struct ir_func *f,
 				 struct frag_func *ff)
 {
 	const struct enc_syms *sy = w->ctx->syms;
-	const struct ir_child *k = w->kids_sorted + f->first;
+	const struct ir_child *k = w->grouped + f->first;
 	uint32_t i, idx = 0;
 
 	for (i = 0; i < f->n; i++) {

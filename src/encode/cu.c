@@ -143,6 +143,8 @@ struct enc_worker {
 	struct ir_child *kids, *kids_sorted;
 	size_t nkids, kids_cap, sorted_cap;
 	const struct ir_child *grouped;	/* kids, or kids_sorted when they were not grouped */
+	uint32_t last_parent;	/* of the newest child */
+	bool split;		/* some parent's children are not one run */
 	struct ir_func *funcs;
 	size_t nfuncs, funcs_cap;
 	struct ir_var *vars;
@@ -423,12 +425,33 @@ static struct ir_type *new_type(struct enc_worker *w, const struct dw_die *die, 
 	return t;
 }
 
+#define FUNC_PARENT (1u << 31)	/* child of an ir_func, not an ir_type */
+
+/*
+ * A child of parent (a type, or FUNC_PARENT | a function).  The parent's
+ * span (first, n) follows as children come: one run of kids unless the
+ * walk interleaves another parent's, then group_children() sorts.
+ */
 static struct ir_child *new_child(struct enc_worker *w, uint32_t parent, enum ir_child_kind k)
 {
+	uint32_t *first, *n;
 	struct ir_child *c;
 
 	if (VEC_RESERVE(w->kids, w->kids_cap, w->nkids + 1))
 		return NULL;
+	if (parent & FUNC_PARENT) {
+		first = &w->funcs[parent & ~FUNC_PARENT].first;
+		n = &w->funcs[parent & ~FUNC_PARENT].n;
+	} else {
+		first = &w->types[parent].first;
+		n = &w->types[parent].n;
+	}
+	if (!*n)
+		*first = (uint32_t)w->nkids;
+	else if (parent != w->last_parent)
+		w->split = true;
+	++*n;
+	w->last_parent = parent;
 	c = &w->kids[w->nkids++];
 	memset(c, 0, sizeof(*c));
 	c->parent = parent;
@@ -624,8 +647,6 @@ static int add_dim(struct enc_worker *w, uint32_t parent, const struct dw_die *d
 	c->value = (int64_t)(uint32_t)n;
 	return 0;
 }
-
-#define FUNC_PARENT (1u << 31)	/* child of an ir_func, not an ir_type */
 
 static int add_param(struct enc_worker *w, uint32_t parent, const struct dw_die *die, bool func)
 {
@@ -1131,33 +1152,25 @@ static int resolve_all(struct enc_worker *w)
 	return 0;
 }
 
-/* Set a parent's children span: a type's, or a function's (offset by ntypes). */
-static inline void set_span(struct enc_worker *w, size_t p, uint32_t first, uint32_t n)
-{
-	if (p < w->ntypes) {
-		w->types[p].first = first;
-		w->types[p].n = n;
-	} else {
-		w->funcs[p - w->ntypes].first = first;
-		w->funcs[p - w->ntypes].n = n;
-	}
-}
-
 /*
- * Children were recorded in walk order with a parent index; group them per
- * parent, keeping their order.  Function parameters are recorded against
- * ir_func entries: those parents are offset by ntypes.  Usually each
- * parent's children are already one run (a nested type's members come
- * before or after its parent's, not among them): then they stay where
- * they are; else a counting sort copies them into kids_sorted.
+ * Children were recorded in walk order with a parent index, and each
+ * parent's span kept by new_child().  Usually each parent's children are
+ * one run (a nested type's members come before or after its parent's, not
+ * among them; gcc: 2,400 of vmlinux's 2,401 units) and stay where they
+ * are.  Else they are grouped per parent, keeping their order, by a
+ * counting sort into kids_sorted.  Function parameters are recorded
+ * against ir_func entries: those parents are offset by ntypes.
  */
 static int group_children(struct enc_worker *w)
 {
 	size_t nparents = w->ntypes + w->nfuncs, i;
-	uint32_t sum = 0, prev = UINT32_MAX;
-	bool runs = true;
+	uint32_t sum = 0;
 
-	if (VEC_RESERVE(w->count, w->count_cap, nparents + 1))
+	w->grouped = w->kids;
+	if (!w->split)
+		return 0;
+	if (VEC_RESERVE(w->count, w->count_cap, nparents + 1) ||
+	    VEC_RESERVE(w->kids_sorted, w->sorted_cap, w->nkids + 1))
 		return -ENOMEM;
 	memset(w->count, 0, (nparents + 1) * sizeof(*w->count));
 	for (i = 0; i < w->nkids; i++) {
@@ -1166,26 +1179,18 @@ static int group_children(struct enc_worker *w)
 		if (p & FUNC_PARENT)
 			p = (uint32_t)w->ntypes + (p & ~FUNC_PARENT);
 		w->kids[i].parent = p;
-		if (p != prev) {
-			runs &= !w->count[p];	/* a second run of p's children */
-			prev = p;
-		}
 		w->count[p]++;
 	}
-	if (runs) {
-		for (i = 0; i < nparents; i++)
-			set_span(w, i, 0, 0);
-		for (i = 0; i < w->nkids; i += w->count[w->kids[i].parent])
-			set_span(w, w->kids[i].parent, (uint32_t)i, w->count[w->kids[i].parent]);
-		w->grouped = w->kids;
-		return 0;
-	}
-	if (VEC_RESERVE(w->kids_sorted, w->sorted_cap, w->nkids + 1))
-		return -ENOMEM;
 	for (i = 0; i < nparents; i++) {
 		uint32_t c = w->count[i];
 
-		set_span(w, i, sum, c);
+		if (i < w->ntypes) {
+			w->types[i].first = sum;
+			w->types[i].n = c;
+		} else {
+			w->funcs[i - w->ntypes].first = sum;
+			w->funcs[i - w->ntypes].n = c;
+		}
 		w->count[i] = sum;
 		sum += c;
 	}
@@ -1818,6 +1823,8 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 	w->frag = frag;
 	w->d = &frag->diag;
 	w->ntypes = w->nkids = w->nfuncs = w->nvars = w->ntags = 0;
+	w->split = false;
+	w->last_parent = UINT32_MAX;
 	w->resolved_types = w->resolved_kids = 0;
 	w->int_type = -1;
 	if (u->in_types || u->unit_type == DW_UT_type || u->unit_type == DW_UT_partial ||

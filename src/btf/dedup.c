@@ -477,6 +477,8 @@ struct dedup {
 	const uint32_t *bwords, *bidx;	/* ... id - 1 indexes the base's own index */
 	uint32_t *owords;		/* btf->types: own records ... */
 	const uint32_t *oidx;		/* ... own id - start_id -> word offset (btf->index) */
+	uint8_t *kinds;			/* own id - start_id -> kind (prep): the phases' */
+					/* passes over all ids skip the others' records */
 	uint32_t *map;			/* any id (doc 4.2); base part is this run's copy */
 	uint32_t *hypot;		/* any id (canonical side) */
 	struct u32set *fwd_enums;	/* strict: names of forward enums seen */
@@ -502,6 +504,12 @@ static inline struct btf_type *T(const struct dedup *d, uint32_t id)
 	if (d->btp)
 		return d->btp[id];
 	return id ? (struct btf_type *)(d->bwords + d->bidx[id - 1]) : (struct btf_type *)&void_rec;
+}
+
+/* Kind of own id (prep's copy: no record read). */
+static inline unsigned K(const struct dedup *d, uint32_t id)
+{
+	return d->kinds[id - d->start_id];
 }
 
 /* Record of base id of a prepared base. */
@@ -1324,6 +1332,7 @@ static int prep_chunk(void *ctx, unsigned worker, size_t item)
 		uint32_t *p;
 
 		k = btf_kind(t);
+		d->kinds[id - d->start_id] = (uint8_t)k;
 		/* every own reference must resolve (unless the caller built them) */
 		if (!d->opts->ids_checked) {
 			if (btf_field_iter_init(&it, t, BTF_FIELD_IDS))
@@ -1341,6 +1350,8 @@ static int prep_chunk(void *ctx, unsigned worker, size_t item)
 
 static int prep(struct dedup *d)
 {
+	if (!(d->kinds = mem_alloc(MAX(d->nr_own, 1))))
+		return -ENOMEM;
 	return pool_for(d->nthreads, (d->nr_own + CHUNK - 1) / CHUNK, prep_chunk, d);
 }
 
@@ -2251,9 +2262,9 @@ static int dedup_fwds(struct dedup *d)
 
 	/* one pass over every type; the rest works on these two lists, in id order */
 	for (id = d->start_id; id < d->nr_all; id++) {
-		unsigned k = btf_kind(T(d, id));
+		unsigned k = K(d, id);
 
-		if (OMAP(d, id) != id || (k != BTF_KIND_FWD && !btf_is_composite_kind(k)))
+		if ((k != BTF_KIND_FWD && !btf_is_composite_kind(k)) || OMAP(d, id) != id)
 			continue;
 		if (u32vec_push(k == BTF_KIND_FWD ? &fwds : &comps, id)) {
 			err = -ENOMEM;
@@ -2904,6 +2915,28 @@ static int fail(struct dedup *d, int err, const char *phase)
 }
 
 /* Phases 2-5 over the own ids of a prepared run. */
+/*
+ * The kinds each phase's pass over all own ids acts on (the others return
+ * at once there): phase 2's, 3's and, among the kinds still unmapped
+ * after them, 5's (VAR and DATASEC map to themselves in prep).
+ */
+static inline bool prim_kind(unsigned k)
+{
+	return k == BTF_KIND_INT || k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64 ||
+	       k == BTF_KIND_FWD || k == BTF_KIND_FLOAT;
+}
+
+static inline bool struct_phase_kind(const struct dedup *d, unsigned k)
+{
+	return k == BTF_KIND_STRUCT || k == BTF_KIND_UNION || (d->head && k == BTF_KIND_TYPEDEF);
+}
+
+static inline bool ref_pass_kind(unsigned k)
+{
+	return !prim_kind(k) && k != BTF_KIND_STRUCT && k != BTF_KIND_UNION &&
+	       k != BTF_KIND_VAR && k != BTF_KIND_DATASEC;
+}
+
 static int dedup_phases(struct dedup *d, double *t)
 {
 	struct ref_order ro = { .d = d };
@@ -2920,12 +2953,12 @@ static int dedup_phases(struct dedup *d, double *t)
 		th_ok = d->nthreads > 1 && !pthread_create(&th, NULL, ref_order_thread, &ro);
 	}
 	for (id = d->start_id; id < d->nr_all && !err; id++)
-		if ((err = dedup_prim(d, id)))
+		if (prim_kind(K(d, id)) && (err = dedup_prim(d, id)))
 			err = fail(d, err, "primitive");
 	if (!err)
 		lap(d, BTF_DEDUP_PH_PRIM, t);
 	for (id = d->start_id; id < d->nr_all && !err; id++)
-		if ((err = dedup_struct(d, id)))
+		if (struct_phase_kind(d, K(d, id)) && (err = dedup_struct(d, id)))
 			err = fail(d, err, "struct");
 	if (!err)
 		lap(d, BTF_DEDUP_PH_STRUCT, t);
@@ -2942,7 +2975,8 @@ static int dedup_phases(struct dedup *d, double *t)
 			err = dedup_refs_levelled(d, &ro);
 		} else {	/* (a chain of over 254 reference types: serially) */
 			for (id = d->start_id; id < d->nr_all && !err; id++)
-				err = dedup_ref(d, id);
+				if (ref_pass_kind(K(d, id)))
+					err = dedup_ref(d, id);
 		}
 		if (err)
 			err = fail(d, err, "reference");
@@ -2958,6 +2992,7 @@ static int dedup_phases(struct dedup *d, double *t)
 
 static void dedup_free(struct dedup *d)
 {
+	mem_free(d->kinds);
 	mem_free(d->map);
 	mem_free(d->hypot);
 	mem_free(d->rhypot);

@@ -481,6 +481,7 @@ struct dedup {
 					/* passes over all ids skip the others' records */
 	uint32_t *map;			/* any id (doc 4.2); base part is this run's copy */
 	uint32_t *hypot;		/* any id (canonical side) */
+	bool hypot_own;			/* ours (not a stream's): dropped after phase 4 */
 	struct u32set *fwd_enums;	/* strict: names of forward enums seen */
 	/* no base: canonical enums by content, names of canonical forward enums */
 	struct dtab enum_idx;
@@ -2860,6 +2861,10 @@ static int compact(struct dedup *d)
 		nt += t;
 		nw += w;
 	}
+	if (!d->hypot && !(d->hypot = mem_array(MAX(d->nr_all, 1), sizeof(*d->hypot)))) {
+		err = -ENOMEM;
+		goto out;
+	}
 	if ((err = pool_for(d->nthreads, c.nchunks, compact_number, &c)))
 		goto out;
 	c.types = mem_alloc(MAX(nw, 1) * 4);
@@ -2966,6 +2971,15 @@ static int dedup_phases(struct dedup *d, double *t)
 		err = fail(d, err, "forward");
 	if (!err)
 		lap(d, BTF_DEDUP_PH_FWD, t);
+	/*
+	 * Nothing reads the hypothetical map until compaction numbers the
+	 * survivors into a fresh one: phase 5 is the peak of a big run
+	 * (vmlinux: its 17 MB were a third of dedup's own memory there).
+	 */
+	if (d->hypot_own) {
+		mem_free(d->hypot);
+		d->hypot = NULL;
+	}
 	if (th_ok)
 		pthread_join(th, NULL);
 	if (!err) {
@@ -3068,6 +3082,7 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 	/* zeroed is the starting state (see MAPV); touched all over */
 	d.map = mem_array(MAX(d.nr_all, 1), sizeof(*d.map));
 	d.hypot = mem_array(MAX(d.nr_all, 1), sizeof(*d.hypot));
+	d.hypot_own = true;
 	if (!d.map || !d.hypot ||
 	    dtab_init(&d.tab, 0, &pb->tab)) {
 		err = diag_err(diag, ENOMEM, "dedup: out of memory for %u types", d.nr_all);
@@ -3081,6 +3096,8 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 	if ((err = dedup_phases(&d, &t)))
 		goto out;
 	dtab_free(&d.tab);
+	mem_free(d.kinds);	/* read up to phase 5 */
+	d.kinds = NULL;
 	if ((err = compact(&d))) {
 		err = fail(&d, err, "compaction");
 		goto out;

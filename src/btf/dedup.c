@@ -2431,10 +2431,25 @@ static int dedup_ref(struct dedup *d, uint32_t root)
 {
 	struct u32vec *st = &d->stack;
 
+	struct btf_type *rt;
+	unsigned rk;
+
 	if (MAPV(d, root) == IN_PROGRESS)
 		return -ELOOP;
 	if (is_mapped(d, root))
 		return 0;
+	/*
+	 * The common root: one field, whose target is final (a pointer to a
+	 * struct phase 3 mapped, a typedef of an int): what the walk below
+	 * does for it, without the stack.
+	 */
+	rt = T(d, root);
+	rk = btf_kind(rt);
+	if ((is_ref_kind(rk, !d->head) || rk == BTF_KIND_DECL_TAG) && rt->type < d->nr_all &&
+	    is_mapped(d, rt->type)) {
+		rt->type = resolve(d, rt->type);
+		return ref_finish(d, root);
+	}
 	st->n = 0;
 	set_map(d, root, IN_PROGRESS);
 	if (u32vec_push(st, root) || u32vec_push(st, 0))

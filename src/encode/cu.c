@@ -1166,6 +1166,9 @@ static int group_children(struct enc_worker *w)
 	size_t nparents = w->ntypes + w->nfuncs, i;
 	uint32_t sum = 0;
 
+	/* (kids allocated even for none: emission adds spans to its address) */
+	if (VEC_RESERVE(w->kids, w->kids_cap, w->nkids + 1))
+		return -ENOMEM;
 	w->grouped = w->kids;
 	if (!w->split)
 		return 0;

@@ -56,10 +56,11 @@ else fail "encoder's attribute filter misses: ${missing:-<no list found>}"; fi
 
 # One name met inline and in .debug_str: gcc writes "len" inline
 # (DW_FORM_string), clang names it in .debug_str, where the linker keeps it
-# only as the tail of "next_len".  The string section starts as a copy of
-# .debug_str (a reference there takes its position's offset); the text
-# must still get one offset, whichever unit comes first, or the two equal
-# structs stay apart.
+# only as the tail of "next_len".  The text must get one offset, whichever
+# unit comes first, or the two equal structs stay apart: through the
+# per-worker cache by text (a module's path), and where the string
+# section starts as a copy of .debug_str and a reference there takes its
+# position's offset (a kernel image's; BTFC_SEED_UNITS=1 takes it here).
 if have gcc && have clang; then
 	printf 'struct pair { int len; int next_len; struct pair *nx; };\nstruct pair %s;\n' pa > "$WORK/sa.c"
 	printf 'struct pair { int len; int next_len; struct pair *nx; };\nstruct pair %s;\n' pb > "$WORK/sb.c"
@@ -67,10 +68,14 @@ if have gcc && have clang; then
 	for order in "sa.o sb.o" "sb.o sa.o"; do
 		(cd "$WORK" && gcc -shared -nostdlib $order -o seed.so) || { fail "link $order"; continue; }
 		for j in 1 2; do
-			"$BTFC" encode -j$j "$WORK/seed.so" -o "$WORK/seed.btf" &&
-				n=$("$BTFC" dump "$WORK/seed.btf" | grep -c "STRUCT 'pair'")
-			if [ "${n:-0}" = 1 ]; then pass "inline and .debug_str name share an offset: $order -j$j"
-			else fail "inline and .debug_str name share an offset: $order -j$j (${n:-no} struct pair)"; fi
+			for seed in 0 1; do
+				BTFC_SEED_UNITS=$seed "$BTFC" encode -j$j "$WORK/seed.so" -o "$WORK/seed.btf" &&
+					n=$("$BTFC" dump "$WORK/seed.btf" | grep -c "STRUCT 'pair'")
+				what="$order -j$j"
+				[ "$seed" = 1 ] && what="$what seeded"
+				if [ "${n:-0}" = 1 ]; then pass "inline and .debug_str name share an offset: $what"
+				else fail "inline and .debug_str name share an offset: $what (${n:-no} struct pair)"; fi
+			done
 		done
 	done
 fi

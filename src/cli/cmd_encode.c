@@ -294,6 +294,8 @@ int cmd_encode(int argc, char **argv)
 	o.jobs = pool_ncpus();
 	o.lang_exclude = lang_ex;
 	o.log = log_line;
+	if (getenv("BTFC_SEED_UNITS"))	/* tests: see enc_opts.seed_units */
+		o.seed_units = (unsigned)strtoul(getenv("BTFC_SEED_UNITS"), NULL, 10);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:j:vh", opts, NULL)) != -1) {
 		switch (c) {

@@ -18,6 +18,8 @@
 #define PERCPU_SECTION ".data..percpu"
 /* Units from which an input is a kernel image: per-position tables pay, its pages count. */
 #define MANY_UNITS 64
+/* Units from which a base output's strings start as .debug_str (see btf_encode). */
+#define SEED_STR_UNITS 1024
 
 static const uint32_t default_lang_exclude[] = { 0 };
 
@@ -803,15 +805,18 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	r.ctx.out = r.out;
 	r.ctx.str_lock = jobs > 1 ? &str_lock : NULL;
 	/*
-	 * A base BTF's string section starts as a copy of .debug_str
+	 * A kernel image's string section starts as a copy of .debug_str
 	 * (btf_seed_strs), so a name there has its offset from its position:
 	 * after the first reference (which makes that copy the text's
-	 * offset), no lookup and no read of the string.  The units of a
-	 * kernel image repeat the same header strings thousands of times
-	 * (vmlinux: 107 k first references, millions of later ones); the
-	 * relayout after dedup keeps only the strings the types use.  A split
-	 * BTF's strings start after its base's, and a name in the base must
-	 * get the base's offset: they are looked up by their text.  Each
+	 * offset), no lookup and no read of the string.  Its units repeat the
+	 * same header strings thousands of times (vmlinux: 107 k first
+	 * references, millions of later ones); the relayout after dedup keeps
+	 * only the strings the types use.  Not for a module: positions repeat
+	 * less, and ld -r leaves duplicate texts in .debug_str (xfs: 10.7 k)
+	 * whose positions cannot take the text's offset, so every reference
+	 * to one goes to the locked set (xfs alone at -j2: 50% more CPU);
+	 * the per-worker cache by text serves it better.  A split BTF's
+	 * strings start after its base's anyway.  Each
 	 * worker's DIE-offset array (a word per byte of its largest unit) is
 	 * neutral on the largest modules (xfs, mlx5_core, bcachefs, btrfs:
 	 * 66-113 units) and kept from MANY_UNITS; a lone module's few units
@@ -820,7 +825,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	 * 1.6% of the CPU of 1,138 modules.
 	 */
 	r.ctx.ref_direct = many_units || o->dedup_base;
-	if (!base && in->dw_str.len && in->dw_str.len < SEED_STRS_MAX) {
+	if (!base && nunits >= (o->seed_units ? o->seed_units : SEED_STR_UNITS) &&
+	    in->dw_str.len && in->dw_str.len < SEED_STRS_MAX) {
 		if (!(r.ctx.str_first = mem_array((in->dw_str.len + 63) / 64, sizeof(uint64_t))) ||
 		    btf_seed_strs(r.out, (const char *)in->dw_str.p, in->dw_str.len)) {
 			err = diag_err(d, ENOMEM, "out of memory");

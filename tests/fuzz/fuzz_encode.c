@@ -51,6 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (v & 0x20)
 		o.compat = ENC_MODERN, o.consistent_func = true;
 	o.force = v & 0x40;
+	o.seed_units = v & 0x80 ? 1 : 0;	/* strings from a copy of .debug_str */
 	o.verbose = 1;
 	o.log = quiet_log;
 	diag_clear(&d);

@@ -2430,7 +2430,6 @@ static int ref_finish(struct dedup *d, uint32_t id)
 static int dedup_ref(struct dedup *d, uint32_t root)
 {
 	struct u32vec *st = &d->stack;
-
 	struct btf_type *rt;
 	unsigned rk;
 
@@ -2934,7 +2933,6 @@ static int fail(struct dedup *d, int err, const char *phase)
 	return diag_err(d->d, -err, "dedup: %s phase failed: %s", phase, strerror(-err));
 }
 
-/* Phases 2-5 over the own ids of a prepared run. */
 /*
  * The kinds each phase's pass over all own ids acts on (the others return
  * at once there): phase 2's, 3's and, among the kinds still unmapped
@@ -2957,6 +2955,7 @@ static inline bool ref_pass_kind(unsigned k)
 	       k != BTF_KIND_VAR && k != BTF_KIND_DATASEC;
 }
 
+/* Phases 2-5 over the own ids of a prepared run. */
 static int dedup_phases(struct dedup *d, double *t)
 {
 	struct ref_order ro = { .d = d };

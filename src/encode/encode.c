@@ -18,7 +18,7 @@
 #define PERCPU_SECTION ".data..percpu"
 /* Units from which an input is a kernel image: per-position tables pay, its pages count. */
 #define MANY_UNITS 64
-/* Units from which a base output's strings start as .debug_str (see btf_encode). */
+/* Units from which an output without base starts its strings as .debug_str (btf_encode). */
 #define SEED_STR_UNITS 1024
 
 static const uint32_t default_lang_exclude[] = { 0 };
@@ -816,13 +816,14 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	 * whose positions cannot take the text's offset, so every reference
 	 * to one goes to the locked set (xfs alone at -j2: 50% more CPU);
 	 * the per-worker cache by text serves it better.  A split BTF's
-	 * strings start after its base's anyway.  Each
-	 * worker's DIE-offset array (a word per byte of its largest unit) is
-	 * neutral on the largest modules (xfs, mlx5_core, bcachefs, btrfs:
-	 * 66-113 units) and kept from MANY_UNITS; a lone module's few units
-	 * are better off hashed (the array is fresh memory).  In a batch (a
-	 * prepared dedup base) freed blocks come back, and the array saves
-	 * 1.6% of the CPU of 1,138 modules.
+	 * strings start after its base's anyway.
+	 *
+	 * Each worker's DIE-offset array (a word per byte of its largest
+	 * unit) is neutral on the largest modules (xfs, mlx5_core, bcachefs,
+	 * btrfs: 66-113 units) and kept from MANY_UNITS; a lone module's few
+	 * units are better off hashed (the array is fresh memory).  In a
+	 * batch (a prepared dedup base) freed blocks come back, and the array
+	 * saves 1.6% of the CPU of 1,138 modules.
 	 */
 	r.ctx.ref_direct = many_units || o->dedup_base;
 	if (!base && nunits >= (o->seed_units ? o->seed_units : SEED_STR_UNITS) &&

@@ -27,6 +27,16 @@ static int rehash(struct strset *s, size_t nslots)
 	return 0;
 }
 
+/* Index the string at off in the empty slot lookup() found; grows the table. */
+static int fill_slot(struct strset *s, size_t slot, size_t off, uint32_t h)
+{
+	s->slots[slot].off1 = (uint32_t)off + 1;
+	s->slots[slot].hash = h;
+	if (++s->count * 4 > s->nslots * 3 && rehash(s, s->nslots * 2))
+		return -ENOMEM;
+	return 0;
+}
+
 /* Slots (from nslots, doubled) for n strings at most 3/4 full. */
 static size_t slots_for(size_t nslots, size_t n)
 {
@@ -121,11 +131,7 @@ static int64_t insert(struct strset *s, const char *str, size_t len, uint32_t h,
 	memcpy(s->data + off, str, len);
 	s->data[off + len] = 0;
 	s->len += len + 1;
-	s->slots[slot].off1 = (uint32_t)off + 1;
-	s->slots[slot].hash = h;
-	if (++s->count * 4 > s->nslots * 3 && rehash(s, s->nslots * 2))
-		return -ENOMEM;
-	return off;
+	return fill_slot(s, slot, (size_t)off, h) ? -ENOMEM : off;
 }
 
 int64_t strset_add_hashed(struct strset *s, const char *str, size_t len, uint32_t h)
@@ -151,11 +157,7 @@ int64_t strset_add_at(struct strset *s, size_t at, const char *str, size_t len, 
 	off = lookup(s, str, len, h, &slot);
 	if (off >= 0)
 		return off;
-	s->slots[slot].off1 = (uint32_t)at + 1;
-	s->slots[slot].hash = h;
-	if (++s->count * 4 > s->nslots * 3 && rehash(s, s->nslots * 2))
-		return -ENOMEM;
-	return (int64_t)at;
+	return fill_slot(s, slot, at, h) ? -ENOMEM : (int64_t)at;
 }
 
 void strset_borrow(struct strset *s, const char *data, size_t len)
@@ -201,12 +203,8 @@ int strset_index(struct strset *s)
 			break;
 		l = (size_t)(z - (data + pos));
 		h = strset_hash(data + pos, l);
-		if (lookup(s, data + pos, l, h, &slot) < 0) {
-			s->slots[slot].off1 = (uint32_t)pos + 1;
-			s->slots[slot].hash = h;
-			if (++s->count * 4 > s->nslots * 3 && rehash(s, s->nslots * 2))
-				return -ENOMEM;
-		}
+		if (lookup(s, data + pos, l, h, &slot) < 0 && fill_slot(s, slot, pos, h))
+			return -ENOMEM;
 		pos += l + 1;
 	}
 	return 0;

@@ -256,8 +256,6 @@ int64_t btf_add_str_at(struct btf *btf, uint32_t at, const char *str, size_t len
 
 	if (btf->base)
 		return btf_add_str_hashed(btf, str, len, h);
-	if (btf_strs_index(&btf->strs))
-		return diag_err(&btf->err, ENOMEM, "out of memory indexing strings");
 	off = strset_add_at(&btf->strs, at, str, len, h);
 	if (off < 0)
 		return diag_err(&btf->err, (int)-off, "cannot add string \"%.64s\": %s", str,

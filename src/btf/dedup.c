@@ -1672,6 +1672,21 @@ out:
 
 /* ---- phase 2: primitive types ------------------------------------------- */
 
+/*
+ * The kinds phases 2 and 3 act on; their passes over all own ids skip the
+ * others by prep's kind bytes.
+ */
+static inline bool prim_kind(unsigned k)
+{
+	return k == BTF_KIND_INT || k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64 ||
+	       k == BTF_KIND_FWD || k == BTF_KIND_FLOAT;
+}
+
+static inline bool struct_phase_kind(const struct dedup *d, unsigned k)
+{
+	return k == BTF_KIND_STRUCT || k == BTF_KIND_UNION || (d->head && k == BTF_KIND_TYPEDEF);
+}
+
 /* An enum's whole content, for the no-base lookup of dedup_prim(). */
 static uint64_t enum_key(const struct btf_type *t)
 {
@@ -1699,8 +1714,7 @@ static int dedup_prim(struct dedup *d, uint32_t id)
 	uint64_t h;
 
 	/* hashed here rather than in prep: 8 bytes per type less at the peak */
-	if (k != BTF_KIND_INT && k != BTF_KIND_ENUM && k != BTF_KIND_ENUM64 &&
-	    k != BTF_KIND_FWD && k != BTF_KIND_FLOAT)
+	if (!prim_kind(k))
 		return 0;
 	kind_hash(d, t, &h);
 	switch (k) {
@@ -2211,7 +2225,7 @@ static int dedup_struct(struct dedup *d, uint32_t id)
 
 	if (is_mapped(d, id))
 		return 0;
-	if (k != BTF_KIND_STRUCT && k != BTF_KIND_UNION && !(d->head && k == BTF_KIND_TYPEDEF))
+	if (!struct_phase_kind(d, k))
 		return 0;
 	kind_hash(d, t, &h);
 	if (k != BTF_KIND_TYPEDEF && !d->strict)
@@ -2336,11 +2350,16 @@ out:
 
 /* ---- phase 5: reference types ------------------------------------------- */
 
+/* Phase 5 kinds with one type-id field, t->type. */
+static inline bool one_field_ref_kind(const struct dedup *d, unsigned k)
+{
+	return is_ref_kind(k, !d->head) || k == BTF_KIND_DECL_TAG;
+}
+
 /* The kinds phase 5 handles: those ref_fields() below walks. */
 static bool ref_phase_kind(const struct dedup *d, unsigned k)
 {
-	return is_ref_kind(k, !d->head) || k == BTF_KIND_DECL_TAG || k == BTF_KIND_ARRAY ||
-	       k == BTF_KIND_FUNC_PROTO;
+	return one_field_ref_kind(d, k) || k == BTF_KIND_ARRAY || k == BTF_KIND_FUNC_PROTO;
 }
 
 /*
@@ -2351,7 +2370,7 @@ static int ref_fields(const struct dedup *d, struct btf_type *t, uint32_t **f, u
 {
 	unsigned k = btf_kind(t);
 
-	if (is_ref_kind(k, !d->head) || k == BTF_KIND_DECL_TAG) {
+	if (one_field_ref_kind(d, k)) {
 		if (idx >= 1)
 			return 0;
 		*f = &t->type;
@@ -2444,8 +2463,7 @@ static int dedup_ref(struct dedup *d, uint32_t root)
 	 */
 	rt = T(d, root);
 	rk = btf_kind(rt);
-	if ((is_ref_kind(rk, !d->head) || rk == BTF_KIND_DECL_TAG) && rt->type < d->nr_all &&
-	    is_mapped(d, rt->type)) {
+	if (one_field_ref_kind(d, rk) && rt->type < d->nr_all && is_mapped(d, rt->type)) {
 		rt->type = resolve(d, rt->type);
 		return ref_finish(d, root);
 	}
@@ -2934,21 +2952,10 @@ static int fail(struct dedup *d, int err, const char *phase)
 }
 
 /*
- * The kinds each phase's pass over all own ids acts on (the others return
- * at once there): phase 2's, 3's and, among the kinds still unmapped
- * after them, 5's (VAR and DATASEC map to themselves in prep).
+ * Phase 5's pass calls dedup_ref() for every kind the earlier phases do
+ * not map (VAR and DATASEC map to themselves in prep); dedup_ref() itself
+ * reports a kind it cannot handle.
  */
-static inline bool prim_kind(unsigned k)
-{
-	return k == BTF_KIND_INT || k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64 ||
-	       k == BTF_KIND_FWD || k == BTF_KIND_FLOAT;
-}
-
-static inline bool struct_phase_kind(const struct dedup *d, unsigned k)
-{
-	return k == BTF_KIND_STRUCT || k == BTF_KIND_UNION || (d->head && k == BTF_KIND_TYPEDEF);
-}
-
 static inline bool ref_pass_kind(unsigned k)
 {
 	return !prim_kind(k) && k != BTF_KIND_STRUCT && k != BTF_KIND_UNION &&

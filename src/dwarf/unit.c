@@ -47,8 +47,10 @@ static int find_abbrevs(struct dw_file *f, uint64_t off, uint8_t asz, uint8_t os
 	int err;
 
 	/* Units usually come in abbrev-offset order: check the last table first. */
-	if (f->ntabs && f->tabs[f->ntabs - 1]->off == off)
-		lo = f->ntabs - 1;
+	if (f->ntabs && f->tabs[f->ntabs - 1]->off == off) {
+		*out = f->tabs[f->ntabs - 1];
+		return 0;
+	}
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 

@@ -49,8 +49,8 @@ struct enc_opts {
 	struct enc_worker *worker;
 	const uint32_t *lang_exclude;	/* DW_LANG_* codes to skip, 0-terminated */
 	/*
-	 * Units from which a base output's string section starts as a copy
-	 * of .debug_str (a kernel image); 0: the default, 1,024.  Tests set
+	 * Units from which an output without base starts its string section
+	 * as a copy of .debug_str (a kernel image); 0: the default, 1,024.  Tests set
 	 * 1 to run small inputs through that path (BTFC_SEED_UNITS).
 	 */
 	unsigned seed_units;

@@ -223,14 +223,19 @@ int strset_init_after_empty(struct strset *s, const char *data, size_t len)
 	return 0;
 }
 
-int strset_reserve(struct strset *s, size_t n)
+int strset_reserve(struct strset *s, size_t n, size_t bytes)
 {
 	size_t nslots;
 
 	if (strset_index(s))	/* a borrowed section's strings go in first */
 		return -ENOMEM;
 	nslots = slots_for(s->nslots, n);
-	return nslots > s->nslots ? rehash(s, nslots) : 0;
+	if (nslots > s->nslots && rehash(s, nslots))
+		return -ENOMEM;
+	/* a borrowed section is copied, to its size, by the first add */
+	if (bytes && !s->borrowed && mem_grow((void **)&s->data, &s->cap, 1, s->len + bytes))
+		return -ENOMEM;
+	return 0;
 }
 
 int strset_init_from(struct strset *s, const char *data, size_t len)

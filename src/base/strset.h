@@ -49,8 +49,13 @@ void strset_borrow(struct strset *s, const char *data, size_t len);
  */
 void strset_borrow_indexed(struct strset *s, const char *data, size_t len,
 			   const struct strset_slot *slots, size_t nslots, size_t count);
-/* Index room for n strings in all, so that adding them never rehashes. */
-int strset_reserve(struct strset *s, size_t n);
+/*
+ * Index room for n strings in all, so that adding them never rehashes,
+ * and room for bytes more bytes of text (NULs included), so that adding
+ * that much never moves the text (an owned set: a borrowed section is
+ * copied by its first add).
+ */
+int strset_reserve(struct strset *s, size_t n, size_t bytes);
 /* Build the lookup index over the current strings (no-op if there is one). */
 int strset_index(struct strset *s);
 void strset_free(struct strset *s);

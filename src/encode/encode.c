@@ -81,9 +81,15 @@ static bool non_fn_suffix(const char *dot)
 
 static int kfuncs_load(struct enc_syms *sy, struct belf *e, struct diag *d);
 
-static int syms_load(struct enc_syms *sy, struct belf *e, struct diag *d)
+/*
+ * The symbols the policies read.  Function names cut at the first '.' and
+ * names at several addresses only serve the modern policy (suffix
+ * matches, ambiguous addresses): not built for compat-1.24, whose
+ * kernel-image run is serial up to here.
+ */
+static int syms_load(struct enc_syms *sy, struct belf *e, bool modern, struct diag *d)
 {
-	size_t i, n, pidx = belf_find(e, PERCPU_SECTION), cap = 0, nfuncs = 0, mask;
+	size_t i, n, pidx = belf_find(e, PERCPU_SECTION), cap = 0, nfuncs = 0, bytes = 0, mask;
 	struct faddr *fa;
 	int err;
 
@@ -100,13 +106,24 @@ static int syms_load(struct enc_syms *sy, struct belf *e, struct diag *d)
 		sy->have_percpu = true;
 		sy->percpu_base = belf_section_addr(e, pidx);
 	}
-	/* Sized once: a kernel image has 100,000 functions (no rehash on the way). */
-	for (i = 0; i < n; i++)
-		nfuncs += belf_sym(e, i)->type == STT_FUNC;
-	for (mask = 15; mask < nfuncs * 2; mask = mask * 2 + 1)
+	/*
+	 * Sized once: a kernel image has 100,000 functions, 2.5 MB of names
+	 * (no rehash, no move of the text on the way: the copies were half
+	 * the time of this function, mostly faults of fresh pages).
+	 */
+	for (i = 0; i < n; i++) {
+		const struct belf_sym *s = belf_sym(e, i);
+
+		if (s->type == STT_FUNC) {
+			nfuncs++;
+			bytes += strlen(s->name) + 1;
+		}
+	}
+	for (mask = 15; modern && mask < nfuncs * 2; mask = mask * 2 + 1)
 		;
-	fa = mem_array(mask + 1, sizeof(*fa));
-	if (!fa || strset_reserve(&sy->funcs, nfuncs) || strset_reserve(&sy->funcs_prefix, nfuncs)) {
+	fa = modern ? mem_array(mask + 1, sizeof(*fa)) : NULL;
+	if ((modern && !fa) || strset_reserve(&sy->funcs, nfuncs, bytes) ||
+	    (modern && strset_reserve(&sy->funcs_prefix, nfuncs, bytes))) {
 		mem_free(fa);
 		return diag_err(d, ENOMEM, "out of memory");
 	}
@@ -114,16 +131,23 @@ static int syms_load(struct enc_syms *sy, struct belf *e, struct diag *d)
 		const struct belf_sym *s = belf_sym(e, i);
 
 		if (s->type == STT_FUNC && s->name[0]) {
-			const char *dot = strchr(s->name, '.');
-			size_t plen = dot ? (size_t)(dot - s->name) : strlen(s->name), j;
+			const char *dot;
+			size_t plen, j;
 			int64_t off;
 
-			if (strset_add(&sy->funcs, s->name, strlen(s->name)) < 0 ||
-			    (off = strset_add(&sy->funcs_prefix, s->name, plen)) < 0) {
+			if (strset_add(&sy->funcs, s->name, strlen(s->name)) < 0) {
 				mem_free(fa);
 				return diag_err(d, ENOMEM, "out of memory");
 			}
 			sy->have_funcs = true;
+			if (!modern)
+				continue;
+			dot = strchr(s->name, '.');
+			plen = dot ? (size_t)(dot - s->name) : strlen(s->name);
+			if ((off = strset_add(&sy->funcs_prefix, s->name, plen)) < 0) {
+				mem_free(fa);
+				return diag_err(d, ENOMEM, "out of memory");
+			}
 			if (non_fn_suffix(dot))
 				continue;
 			/* Names whose (non-.cold/.part) symbols sit at several addresses. */
@@ -770,7 +794,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	memset(st, 0, sizeof(*st));
 	r.st = st;
 	r.d = d;
-	if ((err = syms_load(&syms, in->elf, d)))
+	if ((err = syms_load(&syms, in->elf, o->compat == ENC_MODERN, d)))
 		goto out;
 	if (many_units)		/* decoded and copied: their pages go until a name is read */
 		belf_drop_syms(in->elf);

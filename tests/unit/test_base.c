@@ -279,13 +279,15 @@ TEST(strset_reserve_sizes_once_and_keeps_borrowed_strings)
 {
 	static const char sec[] = "\0int\0long\0";
 	struct strset s;
-	char buf[32];
+	char buf[32], *data;
 	size_t nslots;
 	int i, bad = 0;
 
 	REQUIRE(strset_init(&s, false) == 0);
-	REQUIRE(strset_reserve(&s, 20000) == 0);
+	/* "f0".."f19999" with their NULs: 10*3 + 90*4 + 900*5 + 9000*6 + 10000*7 bytes */
+	REQUIRE(strset_reserve(&s, 20000, 128890) == 0);
 	nslots = s.nslots;
+	data = s.data;
 	CHECK(nslots * 3 >= 20000 * 4);
 	for (i = 0; i < 20000; i++) {
 		int n = snprintf(buf, sizeof(buf), "f%d", i);
@@ -293,15 +295,17 @@ TEST(strset_reserve_sizes_once_and_keeps_borrowed_strings)
 			bad++;
 	}
 	CHECK_EQ_U(s.nslots, nslots);	/* no rehash on the way */
+	CHECK(s.data == data);		/* nor a move of the text */
+	CHECK_EQ_U(s.len, 128890);
 	CHECK_EQ_U(strset_find(&s, "f19999", 6) >= 0, 1);
-	REQUIRE(strset_reserve(&s, 10) == 0);	/* never shrinks */
+	REQUIRE(strset_reserve(&s, 10, 0) == 0);	/* never shrinks */
 	CHECK_EQ_U(s.nslots, nslots);
 	CHECK_EQ_U(bad, 0);
 	strset_free(&s);
 
 	/* A borrowed section without an index: its strings are indexed first. */
 	strset_borrow(&s, sec, sizeof(sec) - 1);
-	REQUIRE(strset_reserve(&s, 5000) == 0);
+	REQUIRE(strset_reserve(&s, 5000, 100) == 0);
 	CHECK_EQ_U(strset_find(&s, "long", 4), 5);
 	CHECK_EQ_U(strset_add(&s, "int", 3), 1);
 	CHECK(s.data == sec);	/* nothing added, nothing copied */

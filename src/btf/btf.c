@@ -1097,11 +1097,18 @@ fail:
 
 int btf_strings_relayout(struct btf *btf, struct diag *d)
 {
-	struct strset ns;
+	struct strset ns = { 0 };
 	uint32_t id, end = btf_type_count(btf);
 
-	if (btf_writable(btf) || strset_init(&ns, btf->start_id == 1 && !btf->base))
+	/*
+	 * About as many strings as types (vmlinux: 108 k, 107 k), their text
+	 * at most the old section's: one table, text that never moves.
+	 */
+	if (btf_writable(btf) || strset_init(&ns, btf->start_id == 1 && !btf->base) ||
+	    strset_reserve(&ns, end - btf->start_id, btf->strs.len)) {
+		strset_free(&ns);
 		return diag_err(d, ENOMEM, "out of memory re-laying out strings");
+	}
 	for (id = btf->start_id; id < end; id++) {
 		struct btf_type *t = btf_type_mut(btf, id);
 		struct btf_field_iter it;

@@ -1002,24 +1002,30 @@ uint64_t dw_ref(const struct dw_file *f, const struct dw_die *die, unsigned at)
 	return 0;
 }
 
-/*
- * Fill a unit's bases (str_offsets, addr, rnglists, loclists) from its
- * unit DIE, then decode the unit DIE fully for name, producer, language
- * and low_pc.  Called while indexing, before the unit is shared.
- */
-int dw_scan_unit_die(const struct dw_file *f, struct dw_unit *u, struct diag *d);
-int dw_scan_unit_die(const struct dw_file *f, struct dw_unit *u, struct diag *d)
+/* A string read from a copy of [start, end) as the same bytes at map. */
+static const char *copy_str_at(const char *s, const uint8_t *start, const uint8_t *end, const uint8_t *map)
 {
-	const struct bslice *sec = u->in_types ? &f->s.types : &f->s.info;
-	const uint8_t *p = sec->p + u->die_off, *end = sec->p + u->end;
+	uintptr_t a = (uintptr_t)s;
+
+	if (s && a >= (uintptr_t)start && a < (uintptr_t)end)
+		return (const char *)map + (a - (uintptr_t)start);
+	return s;
+}
+
+/* The unit DIE's bytes at p (up to end), which are the section's at map. */
+static int scan_unit_die_at(const struct dw_file *f, struct dw_unit *u, const uint8_t *p,
+			    const uint8_t *end, const uint8_t *map, struct diag *d)
+{
+	const uint8_t *start = p;
 	const struct dw_abbrev *ab = NULL;
+	uint64_t code, die_off;
 	struct dw_die *die;
 	struct dctx x;
 	unsigned i;
-	uint64_t code;
 	int r;
 
 	dctx_init(&x, f, u, d);
+	die_off = u->die_off | (u->in_types ? DW_REF_TYPES : 0) | x.altbit;
 	if (p >= end)
 		return 0;
 	code = dw_uleb(&p, end);
@@ -1054,15 +1060,18 @@ int dw_scan_unit_die(const struct dw_file *f, struct dw_unit *u, struct diag *d)
 	die = mem_alloc(sizeof(*die));
 	if (!die)
 		return diag_err(d, ENOMEM, "%s: out of memory", f->path);
-	p = sec->p + u->die_off;
-	r = decode_one(&x, &p, end, sec->p, die, &ab);
+	p = start;
+	r = decode_code(&x, &p, end, die_off, &ab);
+	if (r > 0)
+		r = decode_body(&x, &p, end, die_off, ab, die);
 	if (r > 0) {
 		uint64_t v;
 		const struct dw_attr *a;
 
-		u->name = dw_name(die);
+		/* an inline (DW_FORM_string) name or producer: the section's copy */
+		u->name = copy_str_at(dw_name(die), start, end, map);
 		a = dw_attr(die, DW_AT_producer);
-		u->producer = a && a->cls == DW_CL_STRING ? a->str : NULL;
+		u->producer = a && a->cls == DW_CL_STRING ? copy_str_at(a->str, start, end, map) : NULL;
 		if (dw_udata(die, DW_AT_language, &v))
 			u->lang = (uint32_t)v;
 		a = dw_attr(die, DW_AT_low_pc);
@@ -1071,4 +1080,36 @@ int dw_scan_unit_die(const struct dw_file *f, struct dw_unit *u, struct diag *d)
 	}
 	mem_free(die);
 	return r < 0 ? r : 0;
+}
+
+/*
+ * Fill a unit's bases (str_offsets, addr, rnglists, loclists) from its
+ * unit DIE, then decode the unit DIE fully for name, producer, language
+ * and low_pc.  Called while indexing, before the unit is shared.  head,
+ * if not NULL, holds headlen bytes of the unit from its DIE on (a copy,
+ * so that the index touches none of the section's pages): the DIE is
+ * read from there, and from the section only if it does not fit.
+ */
+int dw_scan_unit_die(const struct dw_file *f, struct dw_unit *u, const uint8_t *head,
+		     size_t headlen, struct diag *d);
+int dw_scan_unit_die(const struct dw_file *f, struct dw_unit *u, const uint8_t *head,
+		     size_t headlen, struct diag *d)
+{
+	const struct bslice *sec = u->in_types ? &f->s.types : &f->s.info;
+	const uint8_t *map = sec->p + u->die_off;
+	size_t left = (size_t)(u->end - u->die_off);
+	int r;
+
+	if (head) {
+		struct diag hd;	/* the first error sticks in d: only the answer's goes there */
+
+		diag_clear(&hd);
+		r = scan_unit_die_at(f, u, head, head + MIN(headlen, left), map, &hd);
+		if (r == 0 || r == -ENOMEM || headlen >= left) {
+			if (r)
+				diag_err(d, -r, "%s", hd.msg);
+			return r;
+		}
+	}
+	return scan_unit_die_at(f, u, map, map + left, map, d);
 }

@@ -19,6 +19,8 @@
 #ifndef BTFC_DWARF_H
 #define BTFC_DWARF_H
 
+#include <sys/types.h>
+
 #include "base/diag.h"
 #include "base/slice.h"
 #include "dwarf/consts.h"
@@ -32,7 +34,15 @@
 /* The sections the reader uses (no .debug_line: nothing here reads it). */
 struct dw_sections {
 	struct bslice info, abbrev, str, line_str, str_offsets, addr, rnglists,
-		loclists, loc, ranges, types;
+		loclists, loc, ranges, types;	/* first: dw_file_open walks them as an array */
+	/*
+	 * Optional: copy len bytes of info from section offset off into buf
+	 * without touching info's pages (the file behind a plain mapping);
+	 * returns the bytes copied or -1.  Opening reads each unit's header
+	 * and unit DIE through it.
+	 */
+	ssize_t (*info_peek)(void *ctx, uint64_t off, void *buf, size_t len);
+	void *peek_ctx;
 };
 
 enum dw_class {

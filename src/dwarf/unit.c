@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The unit index: one serial pass over unit headers. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -9,7 +10,8 @@
 #include "base/pool.h"
 #include "dwarf/internal.h"
 
-int dw_scan_unit_die(const struct dw_file *f, struct dw_unit *u, struct diag *d);
+int dw_scan_unit_die(const struct dw_file *f, struct dw_unit *u, const uint8_t *head,
+		     size_t headlen, struct diag *d);
 
 /* Keep a bad unit's message for later walks (bad units are rare). */
 static const char *keep_msg(struct dw_file *f, const char *msg)
@@ -99,15 +101,36 @@ static enum hdr hdr_fail(enum hdr h, struct hdr_msg *m, const char *fmt, ...)
 }
 
 /*
+ * A unit's first bytes (header and unit DIE), copied through the
+ * section's peek hook when it has one: reading them in place would map
+ * the pages around each (the kernel's fault-around), and opening a kernel
+ * image reads 2,401 of them twice before any unit is converted (vmlinux:
+ * 38 ms of faults, serial, and pages let go again before the conversion).
+ * Bytes read, or -1: read the section itself.
+ */
+#define HEAD_PEEK 256
+
+static ssize_t peek_head(const struct dw_file *f, bool types, uint64_t off, uint8_t *buf)
+{
+	if (types || !f->s.info_peek || off >= f->s.info.len)
+		return -1;
+	return f->s.info_peek(f->s.peek_ctx, off, buf, (size_t)MIN((uint64_t)HEAD_PEEK,
+								   f->s.info.len - off));
+}
+
+/*
  * The header of the unit at off in sec (.debug_types if types): fills u
  * (u->off, u->in_types and u->index are the caller's) and *abbrev_off.
  * One reader for the index and the scan of parse_tables_ahead(), so both
- * skip exactly the same units.
+ * skip exactly the same units.  win, if not NULL, holds winlen bytes of
+ * sec from off on (fewer only at its end): read instead of sec's.
  */
 static enum hdr read_header(const struct dw_file *f, struct bslice sec, uint64_t off, bool types,
-			    struct dw_unit *u, uint64_t *abbrev_off, struct hdr_msg *m)
+			    const uint8_t *win, size_t winlen, struct dw_unit *u, uint64_t *abbrev_off,
+			    struct hdr_msg *m)
 {
-	const uint8_t *p = sec.p + off, *end = sec.p + sec.len;
+	const uint8_t *p0 = win ? win : sec.p + off, *p = p0;
+	const uint8_t *end = p0 + (win ? MIN(winlen, sec.len - off) : sec.len - off);
 	uint64_t len;
 
 	if (end - p < 4)
@@ -125,11 +148,12 @@ static enum hdr read_header(const struct dw_file *f, struct bslice sec, uint64_t
 	} else if (len >= 0xfffffff0) {
 		return hdr_fail(HDR_STOP, m, "reserved unit length value 0x%llx", (unsigned long long)len);
 	}
-	if (len > (uint64_t)(end - p))
+	if (len > (uint64_t)(sec.len - off) - (uint64_t)(p - p0))
 		return hdr_fail(HDR_BAD_LAST, m, "unit length 0x%llx runs past the end of the section",
 				(unsigned long long)len);
-	u->end = (uint64_t)(p - sec.p) + len;
-	end = sec.p + u->end;
+	u->end = off + (uint64_t)(p - p0) + len;
+	if (u->end - off < (uint64_t)(end - p0))
+		end = p0 + (u->end - off);
 	if (end - p < 2)
 		return hdr_fail(HDR_BAD, m, "unit too short for a header (length 0x%llx)",
 				(unsigned long long)len);
@@ -185,7 +209,7 @@ static enum hdr read_header(const struct dw_file *f, struct bslice sec, uint64_t
 	}
 	if (u->addr_size != 4 && u->addr_size != 8 && u->addr_size != 2)
 		return hdr_fail(HDR_BAD, m, "unsupported address size %llu", (unsigned long long)u->addr_size);
-	u->die_off = (uint64_t)(p - sec.p);
+	u->die_off = off + (uint64_t)(p - p0);
 	if (u->type_off && (u->type_off < u->die_off - u->off || u->off + u->type_off >= u->end))
 		return hdr_fail(HDR_BAD, m, "type offset 0x%llx outside the unit",
 				(unsigned long long)u->type_off);
@@ -255,7 +279,10 @@ static size_t scan_ahead(const struct dw_file *f, struct ahead_tab **out)
 		struct dw_unit u = { .off = off };
 		struct hdr_msg m;
 		uint64_t aoff = 0;
-		enum hdr h = read_header(f, f->s.info, off, false, &u, &aoff, &m);
+		uint8_t head[HEAD_PEEK];
+		ssize_t nh = peek_head(f, false, off, head);
+		enum hdr h = read_header(f, f->s.info, off, false, nh >= 0 ? head : NULL,
+					 nh >= 0 ? (size_t)nh : 0, &u, &aoff, &m);
 
 		if (h == HDR_STOP || h == HDR_BAD_LAST || VEC_RESERVE(v, cap, n + 1))
 			break;
@@ -315,6 +342,9 @@ static int index_section(struct dw_file *f, struct bslice sec, bool types, size_
 		struct hdr_msg m;
 		struct diag ud;
 		uint64_t abbrev_off = 0;
+		uint8_t head[HEAD_PEEK];
+		ssize_t nh = peek_head(f, types, off, head);
+		size_t at;
 		enum hdr h;
 
 		if ((err = VEC_RESERVE(f->units, *cap, f->nunits + 1)))
@@ -324,7 +354,8 @@ static int index_section(struct dw_file *f, struct bslice sec, bool types, size_
 		u->off = off;
 		u->in_types = types;
 		u->index = (uint32_t)f->nunits;
-		h = read_header(f, sec, off, types, u, &abbrev_off, &m);
+		h = read_header(f, sec, off, types, nh >= 0 ? head : NULL, nh >= 0 ? (size_t)nh : 0,
+				u, &abbrev_off, &m);
 		if (h != HDR_STOP)
 			f->nunits++;
 		if (h != HDR_OK) {
@@ -350,7 +381,9 @@ static int index_section(struct dw_file *f, struct bslice sec, bool types, size_
 			u->str_offsets_base = u->offset_size == 8 ? 16 : 8;
 			u->addr_base = 8;
 		}
-		if ((err = dw_scan_unit_die(f, u, &ud))) {
+		at = (size_t)(u->die_off - u->off);	/* the DIE in head */
+		if ((err = dw_scan_unit_die(f, u, nh > (ssize_t)at ? head + at : NULL,
+					    nh > (ssize_t)at ? (size_t)nh - at : 0, &ud))) {
 			if (err == -ENOMEM)
 				return diag_err(d, ENOMEM, "%s: out of memory", f->path);
 			u->bad = true;
@@ -415,7 +448,7 @@ int dw_file_open(struct dw_file **out, const char *path, const struct dw_section
 	arena_init(&f->abbrev_arena, MAX((size_t)64 << 10, MIN(s->abbrev.len * 6, (size_t)16 << 20)));
 	/* Empty sections may come as NULL: give them a real (empty) address so
 	 * that p + len arithmetic on them is defined. */
-	for (size_t i = 0; i < sizeof(f->s) / sizeof(struct bslice); i++)
+	for (size_t i = 0; i < offsetof(struct dw_sections, info_peek) / sizeof(struct bslice); i++)
 		if (!((struct bslice *)&f->s)[i].p)
 			((struct bslice *)&f->s)[i].p = (const uint8_t *)"";
 	f->swap = big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
@@ -435,6 +468,8 @@ int dw_file_open(struct dw_file **out, const char *path, const struct dw_section
 		goto fail;
 	if ((err = build_sig_index(f, d)))
 		goto fail;
+	f->s.info_peek = NULL;	/* for opening only: its context is the caller's */
+	f->s.peek_ctx = NULL;
 	*out = f;
 	return 0;
 fail:

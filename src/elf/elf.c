@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "elf/elf.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -209,6 +210,25 @@ int belf_raw(struct belf *e, size_t idx, struct bslice *out, struct diag *d)
 void belf_drop(struct belf *e)
 {
 	belf_drop_range(e, e->map, e->size);
+}
+
+ssize_t belf_pread(const struct belf *e, const void *p, void *buf, size_t len)
+{
+	uintptr_t a = (uintptr_t)p, base = (uintptr_t)e->map;
+	size_t got = 0;
+
+	if (e->fd < 0 || !e->map || a < base || a - base > e->size || len > e->size - (a - base))
+		return -1;
+	while (got < len) {
+		ssize_t n = pread(e->fd, (char *)buf + got, len - got, (off_t)(a - base + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;	/* the file changed under the mapping */
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
 }
 
 void belf_drop_range(struct belf *e, const void *p, size_t len)

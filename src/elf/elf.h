@@ -12,6 +12,7 @@
 #ifndef BTFC_ELF_H
 #define BTFC_ELF_H
 
+#include <sys/types.h>
 #include "base/diag.h"
 #include "base/slice.h"
 
@@ -83,6 +84,12 @@ int belf_write_sections(struct belf *e, const char *out_path, size_t n, const ch
 
 /* Release the page cache mapping of [off, off+len) once it is consumed. */
 void belf_drop_range(struct belf *e, const void *p, size_t len);
+/*
+ * Copy len bytes at p, inside the file's own mapping, from the file
+ * instead (pread: no page of the mapping is touched); the bytes copied or
+ * -1 (p is not in the mapping, e.g. a decompressed or relocated section).
+ */
+ssize_t belf_pread(const struct belf *e, const void *p, void *buf, size_t len);
 /* The same for the whole file (it is read again, from the page cache, if needed). */
 void belf_drop(struct belf *e);
 /*

@@ -868,11 +868,13 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 			goto out;
 		}
 	/*
-	 * Opening a kernel image's DWARF read every unit's header, and each
-	 * read mapped the 64 KB around it (the kernel's fault-around): most
-	 * of .debug_info counted in RSS before the first unit was converted
-	 * (vmlinux: 190 MB at 0.1 s, the run's peak when the file is cached).
-	 * Let those pages go; each unit maps its own back as it is converted.
+	 * Opening the DWARF reads every unit's header and unit DIE through a
+	 * copy (dw_sections.info_peek) and maps none of .debug_info.  Where it
+	 * could not (a peek that failed), each read mapped the 64 KB around
+	 * it (the kernel's fault-around), most of .debug_info counted in RSS
+	 * before the first unit was converted (vmlinux: 190 MB at 0.1 s, the
+	 * run's peak when the file is cached): let those pages go; each unit
+	 * maps its own back as it is converted.
 	 */
 	if (many_units)
 		belf_drop_range(in->elf, in->dw_info.p, in->dw_info.len);

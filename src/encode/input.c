@@ -72,6 +72,14 @@ static int open_alt(struct dwarf_input *in, const char *path, unsigned jobs, str
 	return 0;
 }
 
+/* dw_sections.info_peek: .debug_info's bytes from the file, if it is mapped as is. */
+static ssize_t peek_info(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	const struct dwarf_input *in = ctx;
+
+	return belf_pread(in->elf, in->dw_info.p + off, buf, len);
+}
+
 int dwarf_input_open(struct dwarf_input *in, const char *path, unsigned jobs, struct diag *d)
 {
 	struct dw_sections s;
@@ -79,13 +87,18 @@ int dwarf_input_open(struct dwarf_input *in, const char *path, unsigned jobs, st
 
 	memset(in, 0, sizeof(*in));
 	if ((err = belf_open(&in->elf, path, d)) || (err = dwarf_sections_load(in->elf, &s, d)) ||
-	    (err = open_alt(in, path, jobs, d)) ||
-	    (err = dw_file_open(&in->dw, path, &s, belf_big_endian(in->elf), in->alt, jobs, d))) {
+	    (err = open_alt(in, path, jobs, d))) {
 		dwarf_input_close(in);
 		return err;
 	}
 	in->dw_str = s.str;
 	in->dw_info = s.info;
+	s.info_peek = peek_info;
+	s.peek_ctx = in;
+	if ((err = dw_file_open(&in->dw, path, &s, belf_big_endian(in->elf), in->alt, jobs, d))) {
+		dwarf_input_close(in);
+		return err;
+	}
 	/* the abbreviation tables are parsed: their bytes are not read again */
 	belf_drop_range(in->elf, s.abbrev.p, s.abbrev.len);
 	return 0;

@@ -319,6 +319,100 @@ TEST(decode_filtered_plans)
 	dw_file_free(f);
 }
 
+/* A .debug_info peek (dw_sections.info_peek) over an in-memory section. */
+struct peek_mem {
+	const uint8_t *sec;
+	size_t len;
+	unsigned calls, fail_every;	/* fail_every n: every nth call returns -1 */
+};
+
+static ssize_t peek_mem(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	struct peek_mem *pm = ctx;
+
+	pm->calls++;
+	if ((pm->fail_every && pm->calls % pm->fail_every == 0) || off + len > pm->len)
+		return -1;
+	memcpy(buf, pm->sec + off, len);
+	return (ssize_t)len;
+}
+
+/*
+ * The index read through a peek (header and unit DIE copied, none of the
+ * section's pages touched) is the index read in place: 80 units, some
+ * with a unit DIE longer than a peek holds (read again in place), some
+ * peeks failing (in place too), serial and with tables parsed ahead.  An
+ * inline name is the section's copy, never the peek buffer's.
+ */
+TEST(dwarf_index_through_peek_same_as_in_place)
+{
+	enum { NU = 80, LONG = 300 };
+	const size_t ulen = sizeof(info), alen = sizeof(abbrev);
+	size_t cap = NU * (ulen + LONG), off = 0;
+	uint8_t *ab = mem_zalloc(NU * alen), *in = mem_zalloc(cap);
+	unsigned i, j, k;
+
+	REQUIRE(ab && in);
+	for (i = 0; i < NU; i++) {
+		uint8_t *u = in + off;
+		uint32_t aoff = (uint32_t)(i * alen), len;
+		size_t extra = i % 7 == 3 ? LONG : 0;	/* "cu" + 300 'x' */
+
+		memcpy(ab + i * alen, abbrev, alen);
+		memcpy(u, info, 0x0e);	/* header, code 1, "cu" */
+		memset(u + 0x0e, 'x', extra);
+		memcpy(u + 0x0e + extra, info + 0x0e, ulen - 0x0e);	/* NUL, the rest */
+		len = (uint32_t)(ulen + extra - 4);
+		memcpy(u, &len, 4);
+		memcpy(u + 6, &aoff, 4);
+		if (i == 5)
+			u[10] = 3;	/* a bad unit: address size 3 */
+		off += ulen + extra;
+	}
+	for (k = 0; k < 2; k++) {	/* all peeks served; every third fails */
+		for (j = 0; j < 2; j++) {	/* jobs 1, 2 (tables ahead) */
+			struct dw_file *f[2] = { NULL, NULL };
+			struct peek_mem pm = { in, off, 0, k ? 3 : 0 };
+			unsigned v;
+
+			for (v = 0; v < 2; v++) {
+				struct dw_sections s = { 0 };
+				struct diag d;
+
+				s.info.p = in;
+				s.info.len = off;
+				s.abbrev.p = ab;
+				s.abbrev.len = NU * alen;
+				if (v) {
+					s.info_peek = peek_mem;
+					s.peek_ctx = &pm;
+				}
+				diag_clear(&d);
+				REQUIRE(dw_file_open(&f[v], "mem", &s, false, NULL, j + 1, &d) == 0);
+			}
+			CHECK(pm.calls >= NU);
+			REQUIRE(dw_nunits(f[0]) == NU && dw_nunits(f[1]) == NU);
+			for (i = 0; i < NU; i++) {
+				const struct dw_unit *a = dw_unit_at(f[0], i), *b = dw_unit_at(f[1], i);
+
+				CHECK(a->bad == b->bad && a->end == b->end && a->die_off == b->die_off);
+				if (a->bad_msg && b->bad_msg)
+					CHECK_STR(b->bad_msg, a->bad_msg);
+				CHECK((a->name == NULL) == (b->name == NULL));
+				if (!a->name || !b->name)
+					continue;
+				CHECK(b->name == a->name);	/* the section's bytes */
+				CHECK_EQ_U(strlen(b->name), i % 7 == 3 ? 2 + LONG : 2);
+			}
+			CHECK(dw_unit_at(f[1], 5)->bad && !dw_unit_at(f[1], 3)->bad);
+			dw_file_free(f[0]);
+			dw_file_free(f[1]);
+		}
+	}
+	mem_free(ab);
+	mem_free(in);
+}
+
 /*
  * Abbreviation tables parsed ahead on threads (dw_file_open, jobs > 1)
  * give the index the serial one builds.  80 units, a table each, plus:

@@ -158,12 +158,12 @@ static void touch_die(const struct dw_file *f, const struct dw_die *x, unsigned 
 }
 
 /*
- * The index built with tables parsed ahead on two threads is the serial
- * one (the fuzz build parses ahead from 2 tables, not 64): same units,
- * same bad ones and messages, same tables and sizes.
+ * s opened again (jobs threads) with the same outcome as f1 (err1): the
+ * same error, unit count and index error, and per unit the same bad flag
+ * and message, or abort.  NULL when both failed.
  */
-static void same_index_ahead(const struct dw_sections *s, bool big, int err1,
-			     const struct dw_file *f1)
+static struct dw_file *reopen_same(const struct dw_sections *s, bool big, unsigned jobs, int err1,
+				   const struct dw_file *f1)
 {
 	struct dw_file *f2;
 	struct diag d;
@@ -171,11 +171,11 @@ static void same_index_ahead(const struct dw_sections *s, bool big, int err1,
 	int err2;
 
 	diag_clear(&d);
-	err2 = dw_file_open(&f2, "fuzz", s, big, NULL, 2, &d);
+	err2 = dw_file_open(&f2, "fuzz", s, big, NULL, jobs, &d);
 	if (err2 != err1)
 		abort();
 	if (err2)
-		return;
+		return NULL;
 	if (dw_nunits(f2) != dw_nunits(f1) ||
 	    !dw_file_index_error(f1) != !dw_file_index_error(f2) ||
 	    (dw_file_index_error(f1) &&
@@ -185,7 +185,27 @@ static void same_index_ahead(const struct dw_sections *s, bool big, int err1,
 		const struct dw_unit *a = dw_unit_at(f1, i), *b = dw_unit_at(f2, i);
 
 		if (a->bad != b->bad || !a->bad_msg != !b->bad_msg ||
-		    (a->bad_msg && strcmp(a->bad_msg, b->bad_msg)) || !a->abbrevs != !b->abbrevs)
+		    (a->bad_msg && strcmp(a->bad_msg, b->bad_msg)))
+			abort();
+	}
+	return f2;
+}
+
+/*
+ * The index built with tables parsed ahead on two threads is the serial
+ * one (the fuzz build parses ahead from 2 tables, not 64): same units,
+ * same bad ones and messages, same tables and sizes.
+ */
+static void same_index_ahead(const struct dw_sections *s, bool big, int err1,
+			     const struct dw_file *f1)
+{
+	struct dw_file *f2 = reopen_same(s, big, 2, err1, f1);
+	size_t i;
+
+	for (i = 0; f2 && i < dw_nunits(f1); i++) {
+		const struct dw_unit *a = dw_unit_at(f1, i), *b = dw_unit_at(f2, i);
+
+		if (!a->abbrevs != !b->abbrevs)
 			abort();
 		if (a->abbrevs && (a->abbrevs->off != b->abbrevs->off ||
 				   a->abbrevs->asz != b->abbrevs->asz ||
@@ -223,30 +243,16 @@ static void same_index_peek(const struct dw_sections *s, bool big, int err1,
 	struct dw_sections sp = *s;
 	struct peek pk = { s->info, 0 };
 	struct dw_file *f2;
-	struct diag d;
 	size_t i;
-	int err2;
 
 	sp.info_peek = peek_info;
 	sp.peek_ctx = &pk;
-	diag_clear(&d);
-	err2 = dw_file_open(&f2, "fuzz", &sp, big, NULL, 1, &d);
-	if (err2 != err1)
-		abort();
-	if (err2)
-		return;
-	if (dw_nunits(f2) != dw_nunits(f1) ||
-	    !dw_file_index_error(f1) != !dw_file_index_error(f2) ||
-	    (dw_file_index_error(f1) &&
-	     strcmp(dw_file_index_error(f1)->msg, dw_file_index_error(f2)->msg)))
-		abort();
-	for (i = 0; i < dw_nunits(f1); i++) {
+	f2 = reopen_same(&sp, big, 1, err1, f1);
+	for (i = 0; f2 && i < dw_nunits(f1); i++) {
 		const struct dw_unit *a = dw_unit_at(f1, i), *b = dw_unit_at(f2, i);
 
-		if (a->bad != b->bad || !a->bad_msg != !b->bad_msg ||
-		    (a->bad_msg && strcmp(a->bad_msg, b->bad_msg)) || a->end != b->end ||
-		    a->die_off != b->die_off || a->name != b->name || a->producer != b->producer ||
-		    a->lang != b->lang || a->low_pc != b->low_pc ||
+		if (a->end != b->end || a->die_off != b->die_off || a->name != b->name ||
+		    a->producer != b->producer || a->lang != b->lang || a->low_pc != b->low_pc ||
 		    a->str_offsets_base != b->str_offsets_base || a->addr_base != b->addr_base)
 			abort();
 	}

@@ -1003,7 +1003,8 @@ uint64_t dw_ref(const struct dw_file *f, const struct dw_die *die, unsigned at)
 }
 
 /* A string read from a copy of [start, end) as the same bytes at map. */
-static const char *copy_str_at(const char *s, const uint8_t *start, const uint8_t *end, const uint8_t *map)
+static const char *copy_str_at(const char *s, const uint8_t *start, const uint8_t *end,
+			       const uint8_t *map)
 {
 	uintptr_t a = (uintptr_t)s;
 

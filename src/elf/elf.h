@@ -13,6 +13,7 @@
 #define BTFC_ELF_H
 
 #include <sys/types.h>
+
 #include "base/diag.h"
 #include "base/slice.h"
 

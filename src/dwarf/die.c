@@ -529,10 +529,17 @@ static inline int decode_code(const struct dctx *x, const uint8_t **pp, const ui
 	return 1;
 }
 
-static inline int decode_one(const struct dctx *x, const uint8_t **pp, const uint8_t *end,
-			     const uint8_t *sec, struct dw_die *die, const struct dw_abbrev **abp)
+/* Section offset of the cursor's next byte. */
+static inline uint64_t cur_off(const struct dw_cursor *c)
 {
-	uint64_t die_off = (uint64_t)(*pp - sec) | (x->u->in_types ? DW_REF_TYPES : 0) | x->altbit;
+	return (uint64_t)(c->p - c->sec) + c->base;
+}
+
+/* Decode the DIE at *pp, whose section offset is off. */
+static inline int decode_one(const struct dctx *x, const uint8_t **pp, const uint8_t *end,
+			     uint64_t off, struct dw_die *die, const struct dw_abbrev **abp)
+{
+	uint64_t die_off = off | (x->u->in_types ? DW_REF_TYPES : 0) | x->altbit;
 	int r = decode_code(x, pp, end, die_off, abp);
 
 	if (r <= 0)
@@ -550,6 +557,7 @@ int dw_cursor_init(struct dw_cursor *c, const struct dw_file *f, const struct dw
 	dctx_init(&c->x, f, u, d);
 	c->depth = 0;
 	c->sec = sec->p;
+	c->base = 0;
 	c->p = sec->p + u->die_off;
 	c->end = sec->p + u->end;
 	if (u->bad && u->bad_msg && !strncmp(u->bad_msg, o->path, strlen(o->path)))
@@ -558,6 +566,33 @@ int dw_cursor_init(struct dw_cursor *c, const struct dw_file *f, const struct dw
 		return diag_err(d, EINVAL, "%s: %s unit 0x%llx: %s", o->path,
 				u->in_types ? ".debug_types" : ".debug_info",
 				(unsigned long long)u->off, u->bad_msg ? u->bad_msg : "unusable unit header");
+	return 0;
+}
+
+int dw_cursor_init_copy(struct dw_cursor *c, const struct dw_file *f, const struct dw_unit *u,
+			uint8_t **buf, size_t *cap, struct diag *d)
+{
+	size_t n = (size_t)(u->end - u->off);
+	int r = dw_cursor_init(c, f, u, d);
+
+	if (r || u->in_types || owner(f, u) != f || !f->s.info_peek)
+		return r;
+	if (n > *cap) {
+		size_t want = (n + 0xffff) & ~(size_t)0xffff;
+		uint8_t *nb = mem_alloc(want);
+
+		if (!nb)
+			return 0;	/* the mapping will do */
+		mem_free(*buf);
+		*buf = nb;
+		*cap = want;
+	}
+	if (f->s.info_peek(f->s.peek_ctx, u->off, *buf, n) != (ssize_t)n)
+		return 0;
+	c->sec = *buf;
+	c->base = u->off;
+	c->p = *buf + (u->die_off - u->off);
+	c->end = *buf + n;
 	return 0;
 }
 
@@ -587,7 +622,7 @@ int dw_next(struct dw_cursor *c, struct dw_die *die)
 	for (;;) {
 		if (c->p >= c->end)
 			return 0;
-		r = decode_one(&c->x, &c->p, c->end, c->sec, die, &ab);
+		r = decode_one(&c->x, &c->p, c->end, cur_off(c), die, &ab);
 		if (r < 0)
 			return r;
 		if (r == 0) {	/* null entry closes a sibling list */
@@ -797,7 +832,7 @@ static inline int next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn w
 
 		if (c->p >= c->end)
 			return 0;
-		die_off = (uint64_t)(c->p - c->sec) | (c->x.u->in_types ? DW_REF_TYPES : 0) | c->x.altbit;
+		die_off = cur_off(c) | (c->x.u->in_types ? DW_REF_TYPES : 0) | c->x.altbit;
 		r = decode_code(&c->x, &c->p, c->end, die_off, &ab);
 		if (r < 0)
 			return r;
@@ -868,8 +903,8 @@ int dw_skip_children(struct dw_cursor *c, const struct dw_die *die)
 	if (sib && sib->cls == DW_CL_REF) {
 		uint64_t off = DW_REF_OFF(sib->u);
 
-		if (off > (uint64_t)(c->p - c->sec) && off <= (uint64_t)(c->end - c->sec)) {
-			c->p = c->sec + off;
+		if (off > cur_off(c) && off <= (uint64_t)(c->end - c->sec) + c->base) {
+			c->p = c->sec + (off - c->base);
 			c->depth = die->depth;
 			return 0;
 		}
@@ -880,7 +915,7 @@ int dw_skip_children(struct dw_cursor *c, const struct dw_die *die)
 
 		if (c->p >= c->end)
 			return bad(&c->x, die->off, "children run past the unit end", ~0u);
-		r = decode_one(&c->x, &c->p, c->end, c->sec, NULL, &ab);
+		r = decode_one(&c->x, &c->p, c->end, cur_off(c), NULL, &ab);
 		if (r < 0)
 			return r;
 		if (r == 0)
@@ -903,7 +938,7 @@ int dw_walk_skip(const struct dw_file *f, const struct dw_unit *u, uint64_t *ndi
 	while (c.p < c.end) {
 		const struct dw_abbrev *ab = NULL;
 
-		r = decode_one(&c.x, &c.p, c.end, c.sec, NULL, &ab);
+		r = decode_one(&c.x, &c.p, c.end, cur_off(&c), NULL, &ab);
 		if (r < 0)
 			return r;
 		if (r == 0) {
@@ -935,7 +970,7 @@ int dw_die_at(const struct dw_file *f, uint64_t ref, struct dw_die *die, struct 
 		return diag_err(d, EINVAL, "%s: DIE reference 0x%llx points into a unit header",
 				f->path, (unsigned long long)DW_REF_OFF(ref));
 	c.p = c.sec + DW_REF_OFF(ref);
-	r = decode_one(&c.x, &c.p, c.end, c.sec, die, &ab);
+	r = decode_one(&c.x, &c.p, c.end, cur_off(&c), die, &ab);
 	if (r < 0)
 		return r;
 	if (r == 0)

@@ -39,7 +39,8 @@ struct dw_sections {
 	 * Optional: copy len bytes of info from section offset off into buf
 	 * without touching info's pages (the file behind a plain mapping);
 	 * returns the bytes copied or -1.  Opening reads each unit's header
-	 * and unit DIE through it.
+	 * and unit DIE through it, dw_cursor_init_copy() whole units; it and
+	 * peek_ctx must stay valid while the file is open.
 	 */
 	ssize_t (*info_peek)(void *ctx, uint64_t off, void *buf, size_t len);
 	void *peek_ctx;
@@ -115,6 +116,7 @@ struct dw_cursor {
 	const struct dw_file *f;
 	struct dw_dctx x;
 	const uint8_t *sec, *p, *end;
+	uint64_t base;		/* section offset of sec[0]: 0, or the unit's in a copy */
 	int depth;		/* depth of the next DIE */
 };
 
@@ -142,6 +144,16 @@ uint64_t dw_sig_lookup(const struct dw_file *f, uint64_t sig);
 
 int dw_cursor_init(struct dw_cursor *c, const struct dw_file *f, const struct dw_unit *u,
 		   struct diag *d);
+/*
+ * dw_cursor_init() on a copy of the unit's bytes, read into *buf (grown to
+ * *cap bytes as needed) through dw_sections.info_peek: a walk then reads
+ * warm memory instead of faulting in the mapping page by page.  Inline
+ * strings and blocks of DIEs decoded by c point into *buf.  Without a
+ * peek (or memory for the copy, or for .debug_types and alt file units)
+ * c reads the section in place, as dw_cursor_init().
+ */
+int dw_cursor_init_copy(struct dw_cursor *c, const struct dw_file *f, const struct dw_unit *u,
+			uint8_t **buf, size_t *cap, struct diag *d);
 /*
  * Position a cursor on the DIE at global reference ref, so that dw_next()
  * returns it at depth 1 and its descendants deeper; a DIE at depth <= 1

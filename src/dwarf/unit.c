@@ -468,8 +468,6 @@ int dw_file_open(struct dw_file **out, const char *path, const struct dw_section
 		goto fail;
 	if ((err = build_sig_index(f, d)))
 		goto fail;
-	f->s.info_peek = NULL;	/* for opening only: its context is the caller's */
-	f->s.peek_ctx = NULL;
 	*out = f;
 	return 0;
 fail:

@@ -248,6 +248,7 @@ void cu_frag_free(struct cu_frag *f)
 	mem_free(f->funcs);
 	mem_free(f->vars);
 	mem_free(f->notes);
+	mem_free(f->ubuf);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -1842,7 +1843,8 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 		err = map_reset(&w->map, (size_t)MIN((u->end - u->off) / 40, MAP_HINT_MAX));
 	if (err)
 		goto fail;
-	if ((err = dw_cursor_init(&c, ctx->in->dw, u, w->d)))
+	/* the copy lives with the fragment: inline names point into it until merged */
+	if ((err = dw_cursor_init_copy(&c, ctx->in->dw, u, &frag->ubuf, &frag->ubuf_cap, w->d)))
 		goto fail;
 	if ((err = set_open(w, 0, OPEN_NONE, -1)) || (err = walk(w, &c, 0)))
 		goto fail;

@@ -299,7 +299,7 @@ struct run {
 
 /* One function name under the modern policy (pahole 1.31's saved function). */
 struct fstate {
-	const char *name;
+	uint32_t name;		/* in fnames (the unit's copy of an inline name is reused) */
 	uint32_t *recs;		/* FUNC_PROTO then decl tags, ids already out's; FUNC made at the end */
 	size_t nwords, proto_words;
 	bool unexpected_reg, inconsistent, uncertain, suffix_only;
@@ -521,7 +521,7 @@ static int modern_save(struct run *r, const struct cu_frag *f, const struct frag
 	r->fidx[idx] = (uint32_t)r->nfs;
 	st = &r->fs[r->nfs++];
 	memset(st, 0, sizeof(*st));
-	st->name = ff->name;
+	st->name = (uint32_t)idx;
 	st->unexpected_reg = ff->unexpected_reg;
 	st->uncertain = ff->uncertain_loc;
 	st->suffix_only = ff->suffix_only;
@@ -696,13 +696,14 @@ static int modern_emit(struct run *r)
 
 	for (i = 0; i < r->nfs; i++) {
 		struct fstate *st = &r->fs[i];
+		const char *name = strset_get(&r->fnames, st->name);
 		const char *why = NULL;
 		char buf[160];
 		uint32_t proto, func, w;
 		int id;
 
 		if (r->ctx.o->consistent_func) {
-			if (strset_find(&sy->ambiguous, st->name, strlen(st->name)) >= 0)
+			if (strset_find(&sy->ambiguous, name, strlen(name)) >= 0)
 				why = "ambiguous address";
 			else if (st->unexpected_reg) {
 				snprintf(buf, sizeof(buf), "unexpected register used for parameter");
@@ -713,19 +714,19 @@ static int modern_emit(struct run *r)
 				why = "uncertain parameter location";
 		}
 		if (why) {
-			vlog(r, "%s : skipping BTF encoding of function due to %s", st->name, why);
+			vlog(r, "%s : skipping BTF encoding of function due to %s", name, why);
 			continue;
 		}
 		if (st->suffix_only)
 			vlog(r, "%s : encoded from an ELF symbol with a '.' suffix (optimized_func)",
-			     st->name);
+			     name);
 		id = btf_add_raw(r->out, (const struct btf_type *)st->recs, st->proto_words * 4);
 		if (id < 0)
 			return id;
 		proto = (uint32_t)id;
 		{
 			struct btf_type fn = { 0 };
-			int64_t off = btf_add_str(r->out, st->name);
+			int64_t off = btf_add_str(r->out, name);
 
 			if (off < 0)
 				return (int)off;
@@ -744,7 +745,7 @@ static int modern_emit(struct run *r)
 			if ((id = btf_add_raw(r->out, tag, 16)) < 0)
 				return id;
 		}
-		if ((id = kfunc_tags(r, st->name, func)) < 0)
+		if ((id = kfunc_tags(r, name, func)) < 0)
 			return id;
 		r->st->funcs++;
 	}

@@ -59,6 +59,8 @@ struct cu_frag {
 	size_t nfuncs, funcs_cap;
 	struct frag_var *vars;
 	size_t nvars, vars_cap;
+	uint8_t *ubuf;			/* the unit's DWARF, read by the walk (dw_cursor_init_copy) */
+	size_t ubuf_cap;
 	char *notes;			/* verbose lines, '\n'-separated */
 	size_t notes_len, notes_cap;
 	bool skipped;			/* excluded language or no DWARF types */

@@ -414,6 +414,83 @@ TEST(dwarf_index_through_peek_same_as_in_place)
 }
 
 /*
+ * A unit walked in a copy (dw_cursor_init_copy) is the unit walked in
+ * place: the second of two copies of info_strp (so its section offset is
+ * not 0), full decoding and a DW_AT_sibling jump, DIE offsets and values
+ * the same; the buffer is reused while big enough; a failed peek walks
+ * the section in place.
+ */
+TEST(dwarf_cursor_in_copy_same_as_in_place)
+{
+	const size_t ulen = sizeof(info_strp);
+	uint8_t *sec = mem_alloc(2 * ulen), *buf = NULL, *first;
+	static struct dw_die a, b;
+	struct dw_cursor c, cc;
+	struct dw_sections s = { 0 };
+	struct peek_mem pm = { NULL, 2 * ulen, 0, 0 };
+	struct dw_file *f = NULL;
+	const struct dw_unit *u;
+	size_t cap = 0;
+	struct diag d;
+	unsigned i, n = 0;
+	int r;
+
+	REQUIRE(sec != NULL);
+	memcpy(sec, info_strp, ulen);
+	memcpy(sec + ulen, info_strp, ulen);
+	pm.sec = sec;
+	s.info.p = sec;
+	s.info.len = 2 * ulen;
+	s.abbrev.p = abbrev_strp;
+	s.abbrev.len = sizeof(abbrev_strp);
+	s.str.p = str_strp;
+	s.str.len = sizeof(str_strp);
+	s.info_peek = peek_mem;
+	s.peek_ctx = &pm;
+	diag_clear(&d);
+	REQUIRE(dw_file_open(&f, "mem", &s, false, NULL, 1, &d) == 0);
+	REQUIRE(dw_nunits(f) == 2);
+	u = dw_unit_at(f, 1);
+	REQUIRE(u->off == ulen);
+	REQUIRE(dw_cursor_init(&c, f, u, &d) == 0);
+	REQUIRE(dw_cursor_init_copy(&cc, f, u, &buf, &cap, &d) == 0);
+	REQUIRE(buf != NULL && cap >= ulen);
+	CHECK(cc.sec == buf && cc.base == ulen);
+	while ((r = dw_next(&c, &a)) > 0) {
+		REQUIRE(dw_next(&cc, &b) == 1);
+		n++;
+		CHECK_EQ_U(b.off, a.off);
+		CHECK(b.tag == a.tag && b.depth == a.depth && b.nattr == a.nattr);
+		for (i = 0; i < a.nattr && i < b.nattr; i++)
+			CHECK(b.attr[i].at == a.attr[i].at && b.attr[i].u == a.attr[i].u);
+		if (a.tag == DW_TAG_structure_type) {	/* the sibling jump, in both */
+			REQUIRE(dw_attr(&a, DW_AT_sibling) != NULL);
+			REQUIRE(dw_skip_children(&c, &a) == 0 && dw_skip_children(&cc, &b) == 0);
+		}
+	}
+	CHECK(r == 0 && dw_next(&cc, &b) == 0);
+	CHECK_EQ_U(n, 3);	/* the unit, the struct, the base type */
+	CHECK_EQ_U(a.off, ulen + 0x29);
+
+	/* unit 0 fits: the same buffer, now at section offset 0 */
+	first = buf;
+	REQUIRE(dw_cursor_init_copy(&cc, f, dw_unit_at(f, 0), &buf, &cap, &d) == 0);
+	CHECK(buf == first && cc.sec == buf && cc.base == 0);
+	REQUIRE(dw_next(&cc, &b) == 1 && dw_next(&cc, &b) == 1);
+	CHECK(b.off == 0x10 && b.tag == DW_TAG_structure_type);
+
+	/* a failed peek: the section in place */
+	pm.fail_every = 1;
+	REQUIRE(dw_cursor_init_copy(&cc, f, u, &buf, &cap, &d) == 0);
+	CHECK(cc.sec == sec && cc.base == 0);
+	REQUIRE(dw_next(&cc, &b) == 1);
+	CHECK_EQ_U(b.off, u->die_off);
+	dw_file_free(f);
+	mem_free(buf);
+	mem_free(sec);
+}
+
+/*
  * Abbreviation tables parsed ahead on threads (dw_file_open, jobs > 1)
  * give the index the serial one builds.  80 units, a table each, plus:
  * unit 0, which the index skips (address size 3), names table 1 first:

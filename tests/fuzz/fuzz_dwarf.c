@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/diag.h"
+#include "base/mem.h"
 #include "dwarf/internal.h"
 #include "fuzz_common.h"
 
@@ -232,14 +233,80 @@ static ssize_t peek_info(void *ctx, uint64_t off, void *buf, size_t len)
 	return (ssize_t)len;
 }
 
+/* tdie (walked in a copy) against die (in place): the same DIE and values. */
+static void same_die_copy(void)
+{
+	unsigned i;
+
+	if (tdie.off != die.off || tdie.tag != die.tag || tdie.depth != die.depth ||
+	    tdie.has_children != die.has_children || tdie.nattr != die.nattr)
+		abort();
+	for (i = 0; i < die.nattr; i++) {
+		const struct dw_attr *a = &die.attr[i], *b = &tdie.attr[i];
+
+		if (a->at != b->at || a->form != b->form || a->cls != b->cls)
+			abort();
+		if (a->cls == DW_CL_STRING ? strcmp(a->str, b->str)
+		    : a->cls == DW_CL_BLOCK || a->cls == DW_CL_DATA16
+			? a->len != b->len || (a->len && memcmp(a->blk, b->blk, a->len))
+			: a->u != b->u)
+			abort();
+	}
+}
+
+/*
+ * Unit ui of f1 walked in place and of f2 (the same sections, with a peek)
+ * in a copy (dw_cursor_init_copy), skipping the same subtrees: the same
+ * DIEs and values, an error at the same DIE.
+ */
+static void copy_walk(const struct dw_file *f1, const struct dw_file *f2, size_t ui, bool skip,
+		      uint8_t **buf, size_t *cap)
+{
+	struct dw_cursor c, cc;
+	struct diag d, dc;
+	unsigned n = 0;
+	int r, rc;
+
+	diag_clear(&d);
+	diag_clear(&dc);
+	r = dw_cursor_init(&c, f1, dw_unit_at(f1, ui), &d);
+	rc = dw_cursor_init_copy(&cc, f2, dw_unit_at(f2, ui), buf, cap, &dc);
+	if (!r != !rc)
+		abort();
+	if (r)
+		return;
+	while (n++ < MAX_DIES) {
+		r = dw_next(&c, &die);
+		rc = dw_next(&cc, &tdie);
+		if (r != rc || (r < 0 && strcmp(d.msg, dc.msg)))
+			abort();
+		if (r <= 0)
+			return;
+		same_die_copy();
+		/* every other subtree skipped, which ones by the flag (sibling jumps) */
+		if (die.has_children && (n & 1) == (unsigned)skip) {
+			r = dw_skip_children(&c, &die);
+			rc = dw_skip_children(&cc, &tdie);
+			if (r != rc || c.depth != cc.depth || (uint64_t)(c.p - c.sec) + c.base !=
+								(uint64_t)(cc.p - cc.sec) + cc.base)
+				abort();
+			if (r < 0)
+				return;
+		}
+	}
+}
+
 /*
  * The index read through a peek (unit headers and unit DIEs copied) is
  * the index read in place: same units, bad ones and messages, bases, and
  * the same name and producer pointers (into the sections, never a copy).
+ * Then every unit walked in a copy is the unit walked in place.
  */
 static void same_index_peek(const struct dw_sections *s, bool big, int err1,
-			    const struct dw_file *f1)
+			    const struct dw_file *f1, bool skip)
 {
+	uint8_t *buf = NULL;
+	size_t cap = 0;
 	struct dw_sections sp = *s;
 	struct peek pk = { s->info, 0 };
 	struct dw_file *f2;
@@ -256,6 +323,9 @@ static void same_index_peek(const struct dw_sections *s, bool big, int err1,
 		    a->str_offsets_base != b->str_offsets_base || a->addr_base != b->addr_base)
 			abort();
 	}
+	for (i = 0; f2 && i < dw_nunits(f1); i++)
+		copy_walk(f1, f2, i, skip, &buf, &cap);
+	mem_free(buf);
 	dw_file_free(f2);
 }
 
@@ -279,7 +349,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	err = dw_file_open(&f, "fuzz", &s, big, NULL, 1, &d);
 	fuzz_check_err(err, &d);
 	same_index_ahead(&s, big, err, f);
-	same_index_peek(&s, big, err, f);
+	same_index_peek(&s, big, err, f, skip);
 	if (err)
 		return 0;
 	if (dw_file_index_error(f))

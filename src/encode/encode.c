@@ -647,7 +647,10 @@ static int consume_one(void *p, size_t i)
 		return f->err;
 	}
 	r->st->units++;
-	/* This unit's DWARF is done with: let its pages go (they count in RSS). */
+	/*
+	 * This unit's DWARF is done with: let go the pages its lookups by
+	 * reference (or a walk without a copy) mapped; they count in RSS.
+	 */
 	if (!u->in_types && u->unit_type != DW_UT_partial) {
 		if (u->off != r->drop_hi || u->end - r->drop_lo >= DROP_STEP) {
 			belf_drop_range(r->ctx.in->elf, r->ctx.in->dw_info.p + r->drop_lo,
@@ -874,8 +877,9 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	 * could not (a peek that failed), each read mapped the 64 KB around
 	 * it (the kernel's fault-around), most of .debug_info counted in RSS
 	 * before the first unit was converted (vmlinux: 190 MB at 0.1 s, the
-	 * run's peak when the file is cached): let those pages go; each unit
-	 * maps its own back as it is converted.
+	 * run's peak when the file is cached): let those pages go.  Units are
+	 * walked in copies too (dw_cursor_init_copy); only lookups by
+	 * reference, and walks whose copy failed, map pages again.
 	 */
 	if (many_units)
 		belf_drop_range(in->elf, in->dw_info.p, in->dw_info.len);

@@ -319,6 +319,160 @@ TEST(decode_filtered_plans)
 	dw_file_free(f);
 }
 
+/*
+ * A unit for decode_filtered_forms:
+ *   compile_unit "cu"
+ *     variable "v" type decl_line external const_value -3 location low_pc
+ *              byte_size (data8: all ones)
+ *     member "m" data_member_location decl_file (flag)
+ *     base_type "int" byte_size encoding decl_line
+ */
+static const uint8_t abbrev_forms[] = {
+	1, DW_TAG_compile_unit, 1, DW_AT_name, DW_FORM_strp, 0, 0,
+	2, DW_TAG_variable, 0, DW_AT_name, DW_FORM_strp, DW_AT_type, DW_FORM_ref4,
+	DW_AT_decl_line, DW_FORM_data2, DW_AT_external, DW_FORM_flag_present,
+	DW_AT_const_value, DW_FORM_implicit_const, 0x7d, DW_AT_location, DW_FORM_sec_offset,
+	DW_AT_low_pc, DW_FORM_addr, DW_AT_byte_size, DW_FORM_data8, 0, 0,
+	3, DW_TAG_member, 0, DW_AT_name, DW_FORM_strp, DW_AT_data_member_location, DW_FORM_data1,
+	DW_AT_decl_file, DW_FORM_flag, 0, 0,
+	4, DW_TAG_base_type, 0, DW_AT_name, DW_FORM_strp, DW_AT_byte_size, DW_FORM_data1,
+	DW_AT_encoding, DW_FORM_data1, DW_AT_decl_line, DW_FORM_data2, 0, 0,
+	0,
+};
+
+static const uint8_t str_forms[] = "cu\0v\0m\0int";
+
+static const uint8_t info_forms[] = {
+	0x3c, 0, 0, 0, 4, 0, 0, 0, 0, 0, 8,
+	/* 0x0b */ 1, 0, 0, 0, 0,
+	/* 0x10 */ 2, 3, 0, 0, 0, 0x36, 0, 0, 0, 0x34, 0x12, 0x78, 0x56, 0x34, 0x12,
+	0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	/* 0x2f */ 3, 5, 0, 0, 0, 16, 1,
+	/* 0x36 */ 4, 7, 0, 0, 0, 4, 5, 0x0a, 0,
+	/* 0x3f */ 0,
+};
+
+/* The same unit big-endian. */
+static const uint8_t info_forms_be[] = {
+	0, 0, 0, 0x3c, 0, 4, 0, 0, 0, 0, 8,
+	/* 0x0b */ 1, 0, 0, 0, 0,
+	/* 0x10 */ 2, 0, 0, 0, 3, 0, 0, 0, 0x36, 0x12, 0x34, 0x12, 0x34, 0x56, 0x78,
+	0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	/* 0x2f */ 3, 0, 0, 0, 5, 16, 1,
+	/* 0x36 */ 4, 0, 0, 0, 7, 4, 5, 0, 0x0a,
+	/* 0x3f */ 0,
+};
+
+static const uint16_t keep_forms[] = { DW_AT_name, DW_AT_type, DW_AT_external, DW_AT_const_value,
+				       DW_AT_location, DW_AT_low_pc, DW_AT_byte_size,
+				       DW_AT_data_member_location, DW_AT_decl_file, DW_AT_encoding };
+
+static void check_forms(int *test_failed_, const uint8_t *bytes, bool big_endian)
+{
+	static const unsigned nattr[] = { 1, 7, 3, 4 };	/* planned, planned, whole, whole */
+	static struct dw_die full, die;
+	struct dw_cursor c, cf;
+	struct dw_sections s = { 0 };
+	struct dw_filter *fl = dw_filter_new(keep_forms, sizeof(keep_forms) / sizeof(keep_forms[0]));
+	struct dw_file *f = NULL;
+	const struct dw_attr *a;
+	struct diag d;
+	unsigned i, j, ndies = 0;
+	uint64_t v;
+	int64_t sv;
+	int r;
+
+	REQUIRE(fl != NULL);
+	s.info.p = bytes;
+	s.info.len = sizeof(info_forms);
+	s.abbrev.p = abbrev_forms;
+	s.abbrev.len = sizeof(abbrev_forms);
+	s.str.p = str_forms;
+	s.str.len = sizeof(str_forms);
+	diag_clear(&d);
+	REQUIRE(dw_file_open(&f, "mem", &s, big_endian, NULL, 1, &d) == 0);
+	REQUIRE(dw_cursor_init(&c, f, dw_unit_at(f, 0), &d) == 0);
+	REQUIRE(dw_cursor_init(&cf, f, dw_unit_at(f, 0), &d) == 0);
+	while ((r = dw_next(&c, &full)) > 0) {
+		REQUIRE(ndies < 4);
+		REQUIRE(dw_next_filtered(&cf, &die, want_all, NULL, fl) == 1);
+		CHECK(die.off == full.off && die.tag == full.tag);
+		CHECK_EQ_U(die.nattr, nattr[ndies]);
+		ndies++;
+		/* the kept values in order, as the full decoder gives them */
+		for (i = j = 0; i < full.nattr && j < die.nattr; i++) {
+			if (die.nattr < full.nattr && full.attr[i].at == DW_AT_decl_line)
+				continue;
+			CHECK(die.attr[j].at == full.attr[i].at && die.attr[j].form == full.attr[i].form &&
+			      die.attr[j].cls == full.attr[i].cls && die.attr[j].u == full.attr[i].u);
+			j++;
+		}
+		CHECK_EQ_U(j, die.nattr);
+	}
+	CHECK(r == 0 && ndies == 4);
+
+	REQUIRE(dw_cursor_at(&cf, f, 0x10, &d) == 0);
+	REQUIRE(dw_next_filtered(&cf, &die, want_all, NULL, fl) == 1);
+	CHECK_STR(dw_name(&die), "v");
+	CHECK_EQ_U(dw_ref(f, &die, DW_AT_type), 0x36);
+	CHECK(dw_flag(&die, DW_AT_external));
+	CHECK(dw_sdata(&die, DW_AT_const_value, &sv) && sv == -3);
+	CHECK((a = dw_attr(&die, DW_AT_location)) && a->cls == DW_CL_SECOFF && a->u == 0x12345678);
+	CHECK((a = dw_attr(&die, DW_AT_low_pc)) && a->cls == DW_CL_ADDR &&
+	      a->u == 0x1122334455667788ull);
+	CHECK(dw_udata(&die, DW_AT_byte_size, &v) && v == ~0ull);
+	CHECK(dw_attr(&die, DW_AT_decl_line) == NULL);
+	REQUIRE(dw_next_filtered(&cf, &die, want_all, NULL, fl) == 1);
+	CHECK(dw_flag(&die, DW_AT_decl_file));
+	CHECK(dw_udata(&die, DW_AT_data_member_location, &v) && v == 16);
+	REQUIRE(dw_next_filtered(&cf, &die, want_all, NULL, fl) == 1);
+	CHECK_STR(dw_name(&die), "int");
+	CHECK(dw_udata(&die, DW_AT_decl_line, &v) && v == 10);
+	dw_filter_free(fl);
+	dw_file_free(f);
+}
+
+/*
+ * Every form a plan reads (strp, ref4, data1/2/8, flag_present,
+ * implicit_const, sec_offset, addr) in both byte orders, a plan refused
+ * for a kept DW_FORM_flag, and a planned DIE too close to the unit end to
+ * read 8 bytes at its last value (both decoded whole).
+ */
+TEST(decode_filtered_forms)
+{
+	static uint8_t bad[sizeof(info_forms)];
+	static struct dw_die die;
+	struct dw_filter *fl = dw_filter_new(keep_forms, sizeof(keep_forms) / sizeof(keep_forms[0]));
+	struct dw_sections s = { 0 };
+	struct dw_file *f = NULL;
+	struct dw_cursor cf;
+	struct diag d;
+
+	REQUIRE(sizeof(info_forms_be) == sizeof(info_forms));
+	check_forms(test_failed_, info_forms, false);
+	check_forms(test_failed_, info_forms_be, true);
+
+	/* a planned string offset past .debug_str: the full decoder's error */
+	REQUIRE(fl != NULL);
+	memcpy(bad, info_forms, sizeof(bad));
+	bad[0x11] = sizeof(str_forms);
+	s.info.p = bad;
+	s.info.len = sizeof(bad);
+	s.abbrev.p = abbrev_forms;
+	s.abbrev.len = sizeof(abbrev_forms);
+	s.str.p = str_forms;
+	s.str.len = sizeof(str_forms);
+	diag_clear(&d);
+	REQUIRE(dw_file_open(&f, "mem", &s, false, NULL, 1, &d) == 0);
+	REQUIRE(dw_cursor_at(&cf, f, 0x10, &d) == 0);
+	CHECK(dw_next_filtered(&cf, &die, want_all, NULL, fl) < 0);
+	CHECK(strstr(d.msg, "DIE 0x10: string offset past the end of .debug_str") != NULL);
+	dw_filter_free(fl);
+	dw_file_free(f);
+}
+
 /* A .debug_info peek (dw_sections.info_peek) over an in-memory section. */
 struct peek_mem {
 	const uint8_t *sec;

@@ -2227,14 +2227,20 @@ static uint32_t member_sig(const struct dedup *d, const struct btf_type *t)
 
 static int dedup_struct(struct dedup *d, uint32_t id)
 {
-	struct btf_type *t = T(d, id);
 	uint32_t new_id = id, cid, sig = 0;
-	unsigned k = btf_kind(t), tries = 0;
+	unsigned k, tries = 0;
+	struct btf_type *t;
 	struct dcand it;
 	uint64_t h;
 
+	/*
+	 * Most ids are mapped by an earlier walk (vmlinux: 1.08M of 1.14M):
+	 * their records are not read.
+	 */
 	if (is_mapped(d, id))
 		return 0;
+	t = T(d, id);
+	k = btf_kind(t);
 	if (!struct_phase_kind(d, k))
 		return 0;
 	kind_hash(d, t, &h);

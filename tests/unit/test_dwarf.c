@@ -369,14 +369,30 @@ static const uint16_t keep_forms[] = { DW_AT_name, DW_AT_type, DW_AT_external, D
 				       DW_AT_location, DW_AT_low_pc, DW_AT_byte_size,
 				       DW_AT_data_member_location, DW_AT_decl_file, DW_AT_encoding };
 
+/* The forms unit in bytes (info_forms' size), or NULL with d set. */
+static struct dw_file *open_forms(const uint8_t *bytes, bool big_endian, struct diag *d)
+{
+	struct dw_sections s = { 0 };
+	struct dw_file *f = NULL;
+
+	s.info.p = bytes;
+	s.info.len = sizeof(info_forms);
+	s.abbrev.p = abbrev_forms;
+	s.abbrev.len = sizeof(abbrev_forms);
+	s.str.p = str_forms;
+	s.str.len = sizeof(str_forms);
+	diag_clear(d);
+	dw_file_open(&f, "mem", &s, big_endian, NULL, 1, d);
+	return f;
+}
+
 static void check_forms(int *test_failed_, const uint8_t *bytes, bool big_endian)
 {
 	static const unsigned nattr[] = { 1, 7, 3, 4 };	/* planned, planned, whole, whole */
 	static struct dw_die full, die;
 	struct dw_cursor c, cf;
-	struct dw_sections s = { 0 };
 	struct dw_filter *fl = dw_filter_new(keep_forms, sizeof(keep_forms) / sizeof(keep_forms[0]));
-	struct dw_file *f = NULL;
+	struct dw_file *f;
 	const struct dw_attr *a;
 	struct diag d;
 	unsigned i, j, ndies = 0;
@@ -385,14 +401,7 @@ static void check_forms(int *test_failed_, const uint8_t *bytes, bool big_endian
 	int r;
 
 	REQUIRE(fl != NULL);
-	s.info.p = bytes;
-	s.info.len = sizeof(info_forms);
-	s.abbrev.p = abbrev_forms;
-	s.abbrev.len = sizeof(abbrev_forms);
-	s.str.p = str_forms;
-	s.str.len = sizeof(str_forms);
-	diag_clear(&d);
-	REQUIRE(dw_file_open(&f, "mem", &s, big_endian, NULL, 1, &d) == 0);
+	REQUIRE((f = open_forms(bytes, big_endian, &d)) != NULL);
 	REQUIRE(dw_cursor_init(&c, f, dw_unit_at(f, 0), &d) == 0);
 	REQUIRE(dw_cursor_init(&cf, f, dw_unit_at(f, 0), &d) == 0);
 	while ((r = dw_next(&c, &full)) > 0) {
@@ -445,8 +454,7 @@ TEST(decode_filtered_forms)
 	static uint8_t bad[sizeof(info_forms)];
 	static struct dw_die die;
 	struct dw_filter *fl = dw_filter_new(keep_forms, sizeof(keep_forms) / sizeof(keep_forms[0]));
-	struct dw_sections s = { 0 };
-	struct dw_file *f = NULL;
+	struct dw_file *f;
 	struct dw_cursor cf;
 	struct diag d;
 
@@ -458,14 +466,7 @@ TEST(decode_filtered_forms)
 	REQUIRE(fl != NULL);
 	memcpy(bad, info_forms, sizeof(bad));
 	bad[0x11] = sizeof(str_forms);
-	s.info.p = bad;
-	s.info.len = sizeof(bad);
-	s.abbrev.p = abbrev_forms;
-	s.abbrev.len = sizeof(abbrev_forms);
-	s.str.p = str_forms;
-	s.str.len = sizeof(str_forms);
-	diag_clear(&d);
-	REQUIRE(dw_file_open(&f, "mem", &s, false, NULL, 1, &d) == 0);
+	REQUIRE((f = open_forms(bad, false, &d)) != NULL);
 	REQUIRE(dw_cursor_at(&cf, f, 0x10, &d) == 0);
 	CHECK(dw_next_filtered(&cf, &die, want_all, NULL, fl) < 0);
 	CHECK(strstr(d.msg, "DIE 0x10: string offset past the end of .debug_str") != NULL);

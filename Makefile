@@ -26,6 +26,17 @@ LDLIBS   := $(PKG_LIBS) -pthread -lm
 ifneq ($(SAN),)
 ALL_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS  += -fsanitize=$(SAN)
+LTO      :=
+endif
+# Link-time optimization (`make LTO=` builds without): the encoder's walk
+# and the DWARF decoder it calls per DIE live in different files; inlined
+# across them, vmlinux's encode runs 5% fewer instructions (callgrind).
+# The link gets the compile flags, warnings too: they are errors there
+# as well.  (ar finds the compiler's LTO plugin in bfd-plugins.)
+LTO      ?= -flto=auto
+ifneq ($(LTO),)
+ALL_CFLAGS += $(LTO)
+LDFLAGS  += $(LTO) $(CFLAGS) $(WARN)
 endif
 
 ifeq ($(V),1)

@@ -283,7 +283,7 @@ int btf_parse_flags(const void *data, size_t len, const struct btf *base, unsign
 	size_t nlayout, i, nwords, off;
 	uint32_t send, maxref = 0;
 	struct btf *btf;
-	bool sw, sane = true;
+	bool sw = false, sane = true;
 	int err;
 
 	*out = NULL;

@@ -370,7 +370,7 @@ static void remap_ids(struct run *r, struct btf_type *t)
 static int merge_range(struct run *r, const struct cu_frag *f, uint32_t first, uint32_t last)
 {
 	uint32_t id, next = btf_type_count(r->out), w0, w1;
-	uint32_t *p;
+	uint32_t *p = NULL;	/* set when btf_add_raw_n() succeeds */
 	int nid;
 
 	if (first > last)

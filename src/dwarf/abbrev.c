@@ -107,8 +107,9 @@ int dw_abbrevs_parse(const struct dw_file *f, struct arena *ar, uint64_t off, ui
 			goto trunc;
 		if ((err = VEC_RESERVE(t->list, cap_list, t->n + 1)))
 			goto fail;
-		a = &t->list[t->n++];
+		a = &t->list[t->n];
 		memset(a, 0, sizeof(*a));
+		a->idx = (uint32_t)t->n++;
 		a->code = code;
 		a->tag = (uint32_t)tag;
 		a->children = *p++ != 0;

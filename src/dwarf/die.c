@@ -19,8 +19,7 @@ static const struct dw_file *owner(const struct dw_file *f, const struct dw_unit
  */
 static inline bool has_fixed_size(const struct dctx *x, const struct dw_abbrev *ab)
 {
-	return ab->fixed >= 0 && x->u->abbrevs->asz == x->u->addr_size &&
-	       x->u->abbrevs->osz == x->u->offset_size;
+	return ab->fixed >= 0 && x->sizes_ok;
 }
 
 static void dctx_init(struct dctx *x, const struct dw_file *f, const struct dw_unit *u,
@@ -29,8 +28,16 @@ static void dctx_init(struct dctx *x, const struct dw_file *f, const struct dw_u
 	x->f = owner(f, u);
 	x->u = u;
 	x->altbit = x->f != f ? DW_REF_ALT : 0;
-	x->refbase = u->off | (u->in_types ? DW_REF_TYPES : 0) | x->altbit;
+	x->dflags = (u->in_types ? DW_REF_TYPES : 0) | x->altbit;
+	x->refbase = u->off | x->dflags;
 	x->d = d;
+	x->hbase[0] = 0;	/* HOW_PLAIN, HOW_REF, HOW_STRP */
+	x->hbase[1] = x->refbase;
+	x->hbase[2] = (uint64_t)(uintptr_t)x->f->s.str.p;
+	x->hlim[0] = x->hlim[1] = ~0ull;
+	x->hlim[2] = x->f->s.str.len;
+	x->sizes_ok = u->abbrevs && u->abbrevs->asz == u->addr_size &&
+		      u->abbrevs->osz == u->offset_size;
 }
 
 static int bad(const struct dctx *x, uint64_t die_off, const char *what, unsigned v)
@@ -475,6 +482,7 @@ static inline int decode_body(const struct dctx *x, const uint8_t **pp, const ui
 		die->nattr = die->nattr_in = ab->nattr;
 		die->has_children = ab->children;
 		die->unit = x->u;
+		die->slot = NULL;
 		if (likely((size_t)(end - p) >= ab->maxfix)) {
 			err = x->f->swap ? decode_fast(x, ab, &p, end, die, true)
 					 : decode_fast(x, ab, &p, end, die, false);
@@ -650,24 +658,40 @@ int dw_next(struct dw_cursor *c, struct dw_die *die)
  * shifted right by `shift` first.
  */
 struct pspec {
+	uint64_t hdr;		/* dw_attr's first 8 bytes: at, form, cls */
 	uint16_t at, form;
 	uint16_t off;		/* of its value, from the first value (< 96 * 16) */
 	uint8_t cls, how, shift;
 	uint64_t mask, cst;
 };
 
+_Static_assert(offsetof(struct dw_attr, len) == 8 && offsetof(struct dw_attr, cls) < 8,
+	       "pspec.hdr is the bytes of dw_attr before len");
+
 enum { HOW_PLAIN, HOW_REF, HOW_STRP };	/* + 0, the unit's refbase, .debug_str */
 
 enum { PLAN_UNBUILT, PLAN_NONE, PLAN_OK };
+
+/*
+ * The slot index a filtered decode hands out with a DIE (dw_die.slot): by
+ * slot number (dw_filter.widx[code] for kept codes < 256, DW_NO_SLOT for
+ * the others), the position + 1 in dw_die.attr, 0 absent.
+ */
+#define DW_SLOTS (DW_NO_SLOT + 1)
 
 struct plan {
 	uint32_t first;		/* in pspecs */
 	uint16_t n;
 	uint8_t state;
+	bool has_slot;		/* the slot indexes below are valid */
+	uint8_t slot[DW_SLOTS];	/* for the planned decode (PLAN_OK) */
+	uint8_t fslot[DW_SLOTS];	/* for the full decoder */
 };
 
 struct dw_filter {
 	uint64_t keep[4];		/* attribute codes < 256 */
+	uint8_t widx[256];		/* kept code < 256 -> its slot; others DW_NO_SLOT */
+	bool slots;			/* at most DW_NO_SLOT kept codes < 256: slots work */
 	uint64_t tab;			/* uid of the table plans[] describes (0: none) */
 	struct plan *plans;		/* by index in that table's list */
 	size_t plans_cap;
@@ -680,11 +704,19 @@ struct dw_filter *dw_filter_new(const uint16_t *ats, size_t n)
 	struct dw_filter *fl = mem_zalloc(sizeof(*fl));
 	size_t i;
 
+	unsigned nslots = 0;
+
 	if (!fl)
 		return NULL;
+	memset(fl->widx, DW_NO_SLOT, sizeof(fl->widx));
 	for (i = 0; i < n; i++)
-		if (ats[i] < 256)
+		if (ats[i] < 256 && !(fl->keep[ats[i] >> 6] >> (ats[i] & 63) & 1)) {
 			fl->keep[ats[i] >> 6] |= 1ull << (ats[i] & 63);
+			if (nslots < DW_NO_SLOT)
+				fl->widx[ats[i]] = (uint8_t)nslots;
+			nslots++;
+		}
+	fl->slots = nslots <= DW_NO_SLOT;
 	return fl;
 }
 
@@ -702,6 +734,13 @@ static inline bool keeps(const struct dw_filter *fl, unsigned at)
 	return at >= 256 || (fl->keep[at >> 6] >> (at & 63) & 1);
 }
 
+/* The first attribute of code at, if kept and slotted, is at position pos1 - 1 of the DIE. */
+static inline void set_slot(const struct dw_filter *fl, uint8_t *slot, unsigned at, unsigned pos1)
+{
+	if (at < 256 && fl->widx[at] != DW_NO_SLOT && !slot[fl->widx[at]])
+		slot[fl->widx[at]] = (uint8_t)pos1;
+}
+
 /*
  * Build ab's plan (an abbreviation whose values all have fixed sizes): the
  * full decoder runs for an abbreviation keeping a value of another form.
@@ -712,6 +751,11 @@ static void plan_build(struct dw_filter *fl, const struct dw_abbrevs *t, const s
 	unsigned i, off = 0, mx;
 
 	pl->state = PLAN_NONE;	/* also on allocation failure: the full decoder is right too */
+	/* The slot index for the full decoder (every attribute, in order)... */
+	memset(pl->fslot, 0, sizeof(pl->fslot));
+	for (i = 0; i < ab->nattr && i < 255; i++)
+		set_slot(fl, pl->fslot, ab->specs[i].at, i + 1);
+	pl->has_slot = fl->slots && ab->nattr < 255;
 	if (fl->nps + ab->nattr > UINT32_MAX ||
 	    VEC_RESERVE(fl->ps, fl->ps_cap, fl->nps + ab->nattr + 1))	/* never NULL */
 		return;
@@ -764,11 +808,25 @@ static void plan_build(struct dw_filter *fl, const struct dw_abbrevs *t, const s
 		}
 		pl->n++;
 	}
+	for (i = 0; i < pl->n; i++) {
+		struct pspec *ps = &fl->ps[pl->first + i];
+		struct dw_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.at = ps->at;
+		a.form = ps->form;
+		a.cls = ps->cls;
+		memcpy(&ps->hdr, &a, sizeof(ps->hdr));
+	}
 	fl->nps += pl->n;
 	pl->state = PLAN_OK;
+	/* ... and for the planned one (the kept values, in order). */
+	memset(pl->slot, 0, sizeof(pl->slot));
+	for (i = 0; i < pl->n; i++)
+		set_slot(fl, pl->slot, fl->ps[pl->first + i].at, i + 1);
 }
 
-/* ab's plan, or NULL when the full decoder must run. */
+/* ab's plan (PLAN_NONE: the full decoder must run); NULL if out of memory. */
 static const struct plan *plan_of(struct dw_filter *fl, const struct dw_abbrevs *t,
 				  const struct dw_abbrev *ab)
 {
@@ -781,10 +839,10 @@ static const struct plan *plan_of(struct dw_filter *fl, const struct dw_abbrevs 
 		fl->nps = 0;
 		fl->tab = t->uid;
 	}
-	pl = &fl->plans[ab - t->list];
+	pl = &fl->plans[ab->idx];
 	if (pl->state == PLAN_UNBUILT)
 		plan_build(fl, t, ab, pl);
-	return pl->state == PLAN_OK ? pl : NULL;
+	return pl;
 }
 
 /*
@@ -799,23 +857,19 @@ static inline __attribute__((always_inline)) int
 decode_planned(const struct dctx *x, const struct pspec *ps, unsigned n, const uint8_t *p,
 	       struct dw_die *die, const bool swap)
 {
-	const struct dw_file *f = x->f;
-	const uint64_t base[3] = { 0, x->refbase, (uint64_t)(uintptr_t)f->s.str.p };
-	const uint64_t lim[3] = { ~0ull, ~0ull, f->s.str.len };
 	unsigned k;
 
 	for (k = 0; k < n; k++) {
+		const struct pspec *s = &ps[k];
 		struct dw_attr *a = &die->attr[k];
-		uint64_t w = load64(p + ps[k].off);
-		uint64_t v = ((swap ? bswap64(w) >> ps[k].shift : w) & ps[k].mask) | ps[k].cst;
+		uint64_t w = load64(p + s->off);
+		uint64_t v = ((swap ? bswap64(w) >> s->shift : w) & s->mask) | s->cst;
 
-		if (unlikely(v >= lim[ps[k].how]) && ps[k].how == HOW_STRP)
+		if (unlikely(v >= x->hlim[s->how]) && s->how == HOW_STRP)
 			return bad(x, die->off, "string offset past the end of .debug_str, form",
 				   DW_FORM_strp);
-		a->at = ps[k].at;
-		a->form = ps[k].form;
-		a->cls = ps[k].cls;
-		a->u = v + base[ps[k].how];
+		memcpy(a, &s->hdr, sizeof(s->hdr));
+		a->u = v + x->hbase[s->how];
 	}
 	return 0;
 }
@@ -832,7 +886,7 @@ static inline int next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn w
 
 		if (c->p >= c->end)
 			return 0;
-		die_off = cur_off(c) | (c->x.u->in_types ? DW_REF_TYPES : 0) | c->x.altbit;
+		die_off = cur_off(c) | c->x.dflags;
 		r = decode_code(&c->x, &c->p, c->end, die_off, &ab);
 		if (r < 0)
 			return r;
@@ -844,15 +898,17 @@ static inline int next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn w
 			continue;
 		}
 		wanted = want(ctx, ab->tag, c->depth);
-		if (wanted && fl && has_fixed_size(&c->x, ab) &&
-		    (size_t)(c->end - c->p) >= (size_t)ab->fixed + 8 &&
-		    (pl = plan_of(fl, c->x.u->abbrevs, ab))) {
+		pl = wanted && fl ? plan_of(fl, c->x.u->abbrevs, ab) : NULL;
+		if (pl && pl->state == PLAN_OK && has_fixed_size(&c->x, ab) &&
+		    (size_t)(c->end - c->p) >= (size_t)ab->fixed + 8) {
 			die->off = die_off;
 			die->tag = ab->tag;
 			die->nattr = pl->n;
 			die->nattr_in = ab->nattr;
 			die->has_children = ab->children;
 			die->unit = c->x.u;
+			die->slot = pl->has_slot ? pl->slot : NULL;
+			die->widx = fl->widx;
 			r = c->x.f->swap ? decode_planned(&c->x, fl->ps + pl->first, pl->n, c->p, die, true)
 					 : decode_planned(&c->x, fl->ps + pl->first, pl->n, c->p, die, false);
 			if (r < 0)
@@ -861,6 +917,9 @@ static inline int next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn w
 		} else if ((r = decode_body(&c->x, &c->p, c->end, die_off, ab,
 					    wanted ? die : NULL)) < 0) {
 			return r;
+		} else if (pl && pl->has_slot) {
+			die->slot = pl->fslot;	/* the full decoder's positions */
+			die->widx = fl->widx;
 		}
 		if (!wanted) {	/* header only */
 			die->off = die_off;
@@ -868,6 +927,7 @@ static inline int next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn w
 			die->nattr = die->nattr_in = 0;
 			die->has_children = ab->children;
 			die->unit = c->x.u;
+			die->slot = NULL;
 		}
 		die->depth = c->depth;
 		if (ab->children) {

@@ -28,6 +28,7 @@
 #define DW_REF_TYPES ((uint64_t)1 << 62)
 #define DW_REF_ALT ((uint64_t)1 << 63)
 #define DW_REF_OFF(r) ((uint64_t)((r) & ~(DW_REF_TYPES | DW_REF_ALT)))
+#define DW_NO_SLOT 31		/* dw_die.widx of a code without a slot */
 #define DW_MAX_ATTRS 96		/* per DIE; abbrevs with more are malformed */
 #define DW_MAX_DEPTH 65536	/* DIE nesting limit */
 
@@ -100,6 +101,15 @@ struct dw_die {
 	int depth;		/* 0 = unit DIE */
 	uint16_t nattr_in;	/* attributes the DIE has (nattr: those decoded) */
 	const struct dw_unit *unit;
+	/*
+	 * Set by dw_next_filtered(): where dw_attr() finds a kept attribute of
+	 * code < 256 without a search, slot[widx[code]] = its position + 1 in
+	 * attr, 0 if absent (NULL: search).  Codes not kept have the slot
+	 * DW_NO_SLOT, always 0: dw_attr() of a filtered DIE finds only kept
+	 * attributes, even where the full decoder ran.  The filter owns both;
+	 * they stay valid until its next decode.
+	 */
+	const uint8_t *slot, *widx;
 	struct dw_attr attr[DW_MAX_ATTRS];
 };
 
@@ -109,7 +119,12 @@ struct dw_dctx {
 	const struct dw_unit *u;
 	uint64_t refbase;		/* added to unit-relative refs */
 	uint64_t altbit;		/* DW_REF_ALT when f is the alt file */
+	uint64_t dflags;		/* DW_REF_TYPES and altbit: or'ed into DIE offsets */
 	struct diag *d;
+	/* For planned decodes: bases and bounds by pspec.how, and whether the
+	   unit's sizes are its abbreviation table's (fixed sizes hold). */
+	uint64_t hbase[3], hlim[3];
+	bool sizes_ok;
 };
 
 struct dw_cursor {
@@ -200,6 +215,11 @@ int dw_walk_skip(const struct dw_file *f, const struct dw_unit *u, uint64_t *ndi
 /* Attribute lookup in a decoded DIE; NULL if absent. */
 static inline const struct dw_attr *dw_attr(const struct dw_die *die, unsigned at)
 {
+	if (die->slot && at < 256) {
+		unsigned k = die->slot[die->widx[at]];
+
+		return k ? &die->attr[k - 1] : NULL;
+	}
 	for (unsigned i = 0; i < die->nattr; i++)
 		if (die->attr[i].at == at)
 			return &die->attr[i];

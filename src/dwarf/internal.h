@@ -19,6 +19,7 @@ struct dw_abbrev {
 	uint32_t maxfix;	/* upper bound of the fixed-size value bytes */
 	int32_t fixed;		/* exact size of all values for the table's
 				 * addr/offset size, -1 if some form varies */
+	uint32_t idx;		/* position in the table's list */
 	const struct dw_spec *specs;
 };
 

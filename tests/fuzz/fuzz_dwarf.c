@@ -59,6 +59,12 @@ static void same_die(void)
 	for (i = 0; i < die.nattr; i++) {
 		const struct dw_attr *a = &die.attr[i], *b;
 
+		/* dw_attr() of the filtered DIE (its slot index): the first of a kept code */
+		b = dw_attr(&fdie, a->at);
+		if (!kept(a->at) ? b != NULL
+				 : dw_attr(&die, a->at) == a &&
+					   (!b || b->at != a->at || b->form != a->form || b->u != a->u))
+			abort();
 		if (!kept(a->at) && fdie.nattr < die.nattr)
 			continue;
 		if (j >= fdie.nattr)

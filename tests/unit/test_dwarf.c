@@ -255,11 +255,18 @@ TEST(decode_filtered_plans)
 		CHECK(die.off == full.off && die.tag == full.tag && die.depth == full.depth);
 		CHECK_EQ_U(die.nattr_in, full.nattr);
 		/* die's attributes: full's, minus the ones not kept (planned ones only) */
+		CHECK(die.slot != NULL);
 		for (i = j = 0; i < full.nattr; i++) {
-			const struct dw_attr *a = &full.attr[i];
+			const struct dw_attr *a = &full.attr[i], *x;
 			bool kept = a->at == DW_AT_name || a->at == DW_AT_type ||
 				    a->at == DW_AT_byte_size || a->at == DW_AT_data_member_location;
 
+			/* dw_attr() through the slot index: the first of its code, kept ones only */
+			x = dw_attr(&die, a->at);
+			if (!kept)
+				CHECK(x == NULL);
+			else if (dw_attr(&full, a->at) == a)
+				CHECK(x && x->at == a->at && x->form == a->form && x->u == a->u);
 			if (!kept && die.nattr < full.nattr)
 				continue;
 			REQUIRE(j < die.nattr);
@@ -287,10 +294,12 @@ TEST(decode_filtered_plans)
 	REQUIRE(dw_skip_children(&cf, &die) == 0);
 	REQUIRE(dw_next_filtered(&cf, &die, want_all, NULL, fl) == 1);
 	CHECK(die.tag == DW_TAG_base_type && die.off == 0x29);
-	/* udata byte_size: no plan, every attribute decoded */
+	/* udata byte_size: no plan, every attribute decoded, the kept ones found */
 	CHECK_EQ_U(die.nattr, 3);
 	CHECK_STR(dw_name(&die), "int");
-	CHECK(dw_sdata(&die, DW_AT_encoding, (int64_t *)&v) && v == 5);
+	CHECK(dw_udata(&die, DW_AT_byte_size, &v) && v == 4);
+	CHECK(die.attr[2].at == DW_AT_encoding && die.attr[2].u == 5);
+	CHECK(dw_attr(&die, DW_AT_encoding) == NULL);	/* not kept */
 
 	/* The member's values read at their offsets. */
 	REQUIRE(dw_cursor_at(&cf, f, 0x1d, &d) == 0);
@@ -438,7 +447,11 @@ static void check_forms(int *test_failed_, const uint8_t *bytes, bool big_endian
 	CHECK(dw_udata(&die, DW_AT_data_member_location, &v) && v == 16);
 	REQUIRE(dw_next_filtered(&cf, &die, want_all, NULL, fl) == 1);
 	CHECK_STR(dw_name(&die), "int");
-	CHECK(dw_udata(&die, DW_AT_decl_line, &v) && v == 10);
+	/* decoded whole, but decl_line is not kept: not found */
+	CHECK(dw_attr(&die, DW_AT_decl_line) == NULL);
+	for (i = 0; i < die.nattr && die.attr[i].at != DW_AT_decl_line; i++)
+		;
+	CHECK(i < die.nattr && die.attr[i].u == 10);
 	dw_filter_free(fl);
 	dw_file_free(f);
 }

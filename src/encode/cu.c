@@ -135,7 +135,19 @@ static void scache_free(struct str_cache *c)
 	c->cap = c->n = 0;
 }
 
+/*
+ * Names of one to three characters, the ones gcc writes inline
+ * (DW_FORM_string): vmlinux has 725 k references to a few thousand texts.
+ * Keyed by their bytes, direct-mapped: a hit costs no strlen, hash or
+ * string compare.  0 = empty (no such name is empty).
+ */
+#define SHORT_SLOTS 4096
+struct short_slot {
+	uint32_t key, off;
+};
+
 struct enc_worker {
+	struct short_slot shorts[SHORT_SLOTS];
 	struct dw_die die, die2;
 	struct refmap map;
 	struct ir_type *types;
@@ -199,6 +211,7 @@ struct enc_worker *enc_worker_new(void)
 void enc_worker_recycle(struct enc_worker *w)
 {
 	/* Cached offsets are into the last run's output. */
+	memset(w->shorts, 0, sizeof(w->shorts));
 	if (w->scache_text.cap) {
 		scache_free(&w->scache_text);
 		arena_init(&w->scache_text.copies, 64 << 10);
@@ -336,10 +349,11 @@ static int map_direct(struct refmap *m, const struct dw_unit *u)
 	return 0;
 }
 
-static int map_put(struct refmap *m, uint64_t key, uint32_t val)
-{
-	size_t j;
+static int map_put_hash(struct refmap *m, uint64_t key, uint32_t val);
 
+/* The direct array's case inline (nearly every put), the hash table's not. */
+static inline int map_put(struct refmap *m, uint64_t key, uint32_t val)
+{
 	if (key - m->dbase < m->dlen) {
 		uint32_t *slot = &m->direct[key - m->dbase];
 
@@ -351,6 +365,13 @@ static int map_put(struct refmap *m, uint64_t key, uint32_t val)
 		*slot = val + 1;
 		return 0;
 	}
+	return map_put_hash(m, key, val);
+}
+
+static __attribute__((noinline)) int map_put_hash(struct refmap *m, uint64_t key, uint32_t val)
+{
+	size_t j;
+
 	if ((m->n + 1) * 2 > m->cap) {	/* grow: rehash live entries */
 		struct refmap nm = { 0 };
 		size_t i;
@@ -433,7 +454,8 @@ static struct ir_type *new_type(struct enc_worker *w, const struct dw_die *die, 
  * span (first, n) follows as children come: one run of kids unless the
  * walk interleaves another parent's, then group_children() sorts.
  */
-static struct ir_child *new_child(struct enc_worker *w, uint32_t parent, enum ir_child_kind k)
+static inline __attribute__((always_inline)) struct ir_child *
+new_child(struct enc_worker *w, uint32_t parent, enum ir_child_kind k)
 {
 	uint32_t *first, *n;
 	struct ir_child *c;
@@ -535,12 +557,27 @@ struct member_attrs {
 
 static void member_attrs(const struct dw_die *die, struct member_attrs *m)
 {
+	const struct dw_attr *a;
 	unsigned i;
 
+	if (die->slot) {	/* a filtered decode's index: no search */
+		a = dw_attr(die, DW_AT_name);
+		m->name = a && a->cls == DW_CL_STRING ? a->str : NULL;
+		m->type = dw_attr(die, DW_AT_type);
+		m->loc = dw_attr(die, DW_AT_data_member_location);
+		m->bit_size = dw_attr(die, DW_AT_bit_size);
+		m->data_bit_offset = dw_attr(die, DW_AT_data_bit_offset);
+		m->bit_offset = dw_attr(die, DW_AT_bit_offset);
+		m->byte_size = dw_attr(die, DW_AT_byte_size);
+		a = dw_attr(die, DW_AT_external);
+		m->skip = a && a->cls == DW_CL_FLAG && a->u;
+		a = dw_attr(die, DW_AT_declaration);
+		m->skip |= a && a->cls == DW_CL_FLAG && a->u;
+		return;
+	}
 	memset(m, 0, sizeof(*m));
 	for (i = 0; i < die->nattr; i++) {
-		const struct dw_attr *a = &die->attr[i];
-
+		a = &die->attr[i];
 		switch (a->at) {
 		case DW_AT_name: if (a->cls == DW_CL_STRING) m->name = a->str; break;
 		case DW_AT_type: m->type = a; break;
@@ -573,8 +610,10 @@ static int add_member(struct enc_worker *w, uint32_t parent, const struct dw_die
 	if (!c)
 		return -ENOMEM;
 	/* Annotations under the member: the struct's tag, component = position. */
-	if (set_open(w, die->depth, OPEN_MEMBER, (int64_t)parent << 20 | w->types[parent].nmemb++))
+	if (die->has_children &&
+	    set_open(w, die->depth, OPEN_MEMBER, (int64_t)parent << 20 | w->types[parent].nmemb))
 		return -ENOMEM;
+	w->types[parent].nmemb++;
 	c->name = m->name;
 	if (m->type)
 		c->ref = m->type->cls == DW_CL_SIG ? dw_sig_lookup(w->ctx->in->dw, m->type->u)
@@ -798,35 +837,60 @@ static bool func_candidate(struct enc_worker *w, struct ir_func *f)
 			 strset_find(&sy->funcs_prefix, f->name, len) >= 0;
 	return f->suffix_only;
 }
+
+/*
+ * What the walk does with a DIE, by tag (codes below 0x50; the others are
+ * decoded, DW_TAG_GNU_call_site skipped like DW_TAG_call_site): a table,
+ * not a switch, as it runs for every DIE.
+ */
+enum { TAG_DECODE, TAG_HEADER, TAG_TOP_ONLY, TAG_PARAM };
+#define TAG_SKIP_SUBTREE 0x80	/* decoded (DW_AT_sibling), its children skipped */
+static const uint8_t tag_class[0x50] = {
+	[DW_TAG_variable] = TAG_TOP_ONLY,
+	[DW_TAG_formal_parameter] = TAG_PARAM,
+	[DW_TAG_unspecified_parameters] = TAG_PARAM,
+	[DW_TAG_lexical_block] = TAG_HEADER,
+	[DW_TAG_label] = TAG_HEADER,
+	[DW_TAG_call_site_parameter] = TAG_HEADER,
+	[DW_TAG_compile_unit] = TAG_HEADER,
+	[DW_TAG_partial_unit] = TAG_HEADER,
+	[DW_TAG_dwarf_procedure] = TAG_HEADER,
+	[DW_TAG_imported_declaration] = TAG_HEADER,
+	[DW_TAG_imported_module] = TAG_HEADER,
+	[DW_TAG_imported_unit] = TAG_HEADER,
+	[DW_TAG_inlined_subroutine] = TAG_SKIP_SUBTREE,
+	[DW_TAG_call_site] = TAG_SKIP_SUBTREE,
+};
+
+static inline unsigned tag_class_of(unsigned tag)
+{
+	if (tag < sizeof(tag_class))
+		return tag_class[tag];
+	if (tag == DW_TAG_GNU_call_site)
+		return TAG_SKIP_SUBTREE;
+	return tag == DW_TAG_GNU_call_site_parameter ? TAG_HEADER : TAG_DECODE;
+}
+
 /* Which DIEs the walk needs decoded; the rest only move the cursor. */
-static bool want_die(void *ctx, unsigned tag, int depth)
+static inline __attribute__((always_inline)) bool want_die(void *ctx, unsigned tag, int depth)
 {
 	struct enc_worker *w = ctx;
 
-	switch (tag) {
-	case DW_TAG_variable:
+	switch (tag_class_of(tag) & ~TAG_SKIP_SUBTREE) {
+	case TAG_DECODE:
+		return true;
+	case TAG_TOP_ONLY:
 		return depth == 1;
-	case DW_TAG_formal_parameter:
-	case DW_TAG_unspecified_parameters:
+	case TAG_PARAM:
 		if (depth < 1)
 			return false;
 		if (w->open_kind[depth - 1] == OPEN_TYPE)
 			return true;
 		return w->open_kind[depth - 1] == OPEN_FUNC &&
 		       w->funcs[w->open[depth - 1]].candidate;
-	case DW_TAG_lexical_block:
-	case DW_TAG_label:
-	case DW_TAG_call_site_parameter:
-	case DW_TAG_GNU_call_site_parameter:
-	case DW_TAG_compile_unit:
-	case DW_TAG_partial_unit:
-	case DW_TAG_dwarf_procedure:
-	case DW_TAG_imported_declaration:
-	case DW_TAG_imported_module:
-	case DW_TAG_imported_unit:
+	default:
 		return false;
 	}
-	return true;
 }
 
 static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
@@ -837,7 +901,8 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 	struct ir_type *t = NULL;
 	int err = 0;
 
-	if (set_open(w, depth, OPEN_NONE, -1))
+	/* Only a DIE with children has a container slot anyone reads. */
+	if (die->has_children && set_open(w, depth, OPEN_NONE, -1))
 		return -ENOMEM;
 	switch (die->tag) {
 	case DW_TAG_base_type: {
@@ -1026,8 +1091,7 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 /* Subtrees that never hold anything BTF needs (concrete inline copies, call sites). */
 static bool skip_subtree(unsigned tag)
 {
-	return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_call_site ||
-	       tag == DW_TAG_GNU_call_site;
+	return tag_class_of(tag) & TAG_SKIP_SUBTREE;
 }
 
 /* Walk DIEs from cursor c; stop_depth > 0 stops at the next DIE at or above it. */
@@ -1109,6 +1173,25 @@ static int resolve(struct enc_worker *w, uint64_t ref, uint32_t *id)
 			dw_file_path(w->ctx->in->dw), (unsigned long long)DW_REF_OFF(ref));
 }
 
+/*
+ * resolve() inlined for nearly every reference: one inside the unit to a
+ * recorded type (direct slot = stored value + 1 = local id + 2).
+ */
+static inline int resolve_ref(struct enc_worker *w, uint64_t ref, uint32_t *id)
+{
+	const struct refmap *m = &w->map;
+
+	if (ref - m->dbase < m->dlen) {
+		uint32_t v = m->direct[ref - m->dbase];
+
+		if (v > MAP_VOID) {
+			*id = v - 2;
+			return 0;
+		}
+	}
+	return resolve(w, ref, id);
+}
+
 /* ---- pass 1.5: resolve every reference (importing foreign DIEs) ---- */
 
 static int resolve_all(struct enc_worker *w)
@@ -1123,13 +1206,13 @@ static int resolve_all(struct enc_worker *w)
 	 */
 	while (ti < w->ntypes || ki < w->nkids) {
 		for (; ti < w->ntypes; ti++) {
-			if ((r = resolve(w, w->types[ti].ref, &id)))
+			if ((r = resolve_ref(w, w->types[ti].ref, &id)))
 				return r;
 			w->types[ti].ref_id = id;
 		}
 		for (; ki < w->nkids; ki++)
 			if (w->kids[ki].kind == CH_MEMBER || w->kids[ki].kind == CH_PARAM) {
-				if ((r = resolve(w, w->kids[ki].ref, &id)))
+				if ((r = resolve_ref(w, w->kids[ki].ref, &id)))
 					return r;
 				w->kids[ki].ref_id = id;
 			}
@@ -1327,22 +1410,75 @@ static int64_t intern_seeded(struct enc_worker *w, size_t pos, const char *s)
  * file's, all of a module's) are looked up by their text, in the worker's
  * cache first.
  */
-static int64_t str_off(struct enc_worker *w, const char *s)
+static int64_t str_off_text(struct enc_worker *w, const char *s, size_t pos);
+
+/* s's key for the short-name cache, if it has one to three characters. */
+static inline bool short_key(const char *s, uint32_t *key)
+{
+	uint32_t k = (uint8_t)s[0];
+
+	if (s[1]) {
+		k |= (uint32_t)(uint8_t)s[1] << 8;
+		if (s[2]) {
+			if (s[3])
+				return false;
+			k |= (uint32_t)(uint8_t)s[2] << 16;
+		}
+	}
+	*key = k;
+	return true;
+}
+
+static int64_t str_off_slow(struct enc_worker *w, const char *s, size_t pos);
+
+static inline int64_t str_off(struct enc_worker *w, const char *s)
 {
 	const struct bslice *ds = &w->ctx->in->dw_str;
-	size_t pos = (size_t)((const uint8_t *)s - ds->p), len, slot;
+	size_t pos = (size_t)((const uint8_t *)s - ds->p);
 	uint64_t *first = w->ctx->str_first;
+
+	if (!s)
+		return 0;
+	/* the common case inline: a seeded string already known */
+	if (first && (const uint8_t *)s >= ds->p && pos < ds->len &&
+	    (__atomic_load_n(&first[pos / 64], __ATOMIC_RELAXED) >> (pos % 64) & 1))
+		return (int64_t)pos + 1;
+	return str_off_slow(w, s, pos);
+}
+
+static __attribute__((noinline)) int64_t str_off_slow(struct enc_worker *w, const char *s,
+						       size_t pos)
+{
+	const struct bslice *ds = &w->ctx->in->dw_str;
+	struct short_slot *sh = NULL;
+	uint32_t key = 0;
+	int64_t r;
+
+	if (w->ctx->str_first && s && (const uint8_t *)s >= ds->p && pos < ds->len)
+		return *s ? intern_seeded(w, pos, s) : 0;
+	if (!s || !*s)
+		return 0;
+	if (short_key(s, &key)) {
+		sh = &w->shorts[(key * 0x9e3779b1u) >> 20];
+		if (sh->key == key)
+			return sh->off;
+	}
+	r = str_off_text(w, s, pos);
+	if (sh && r > 0) {
+		sh->key = key;
+		sh->off = (uint32_t)r;
+	}
+	return r;
+}
+
+/* str_off() of a string not in the seeded section, by its text. */
+static int64_t str_off_text(struct enc_worker *w, const char *s, size_t pos)
+{
+	const struct bslice *ds = &w->ctx->in->dw_str;
+	size_t len = strlen(s), slot;
 	uint32_t off, ht;
 	int64_t r;
 
-	if (first && s && (const uint8_t *)s >= ds->p && pos < ds->len) {
-		if (__atomic_load_n(&first[pos / 64], __ATOMIC_RELAXED) >> (pos % 64) & 1)
-			return (int64_t)pos + 1;
-		return *s ? intern_seeded(w, pos, s) : 0;
-	}
-	if (!s || !*s)
-		return 0;
-	len = strlen(s);
 	ht = strset_hash(s, len);
 	if (!w->ctx->str_lock) {	/* the only worker: the set is the cache */
 		r = btf_add_str_hashed(w->ctx->out, s, len, ht);

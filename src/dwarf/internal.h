@@ -106,6 +106,10 @@ static inline uint64_t dw_uleb(const uint8_t **pp, const uint8_t *end)
 	uint64_t v = 0;
 	unsigned shift = 0;
 
+	if (likely(p < end && !(*p & 0x80))) {	/* one byte: most codes and values */
+		*pp = p + 1;
+		return *p;
+	}
 	while (p < end) {
 		uint8_t b = *p++;
 

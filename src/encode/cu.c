@@ -565,6 +565,12 @@ static void member_attrs(const struct dw_die *die, struct member_attrs *m)
 		m->name = a && a->cls == DW_CL_STRING ? a->str : NULL;
 		m->type = dw_attr(die, DW_AT_type);
 		m->loc = dw_attr(die, DW_AT_data_member_location);
+		if (die->nattr == (unsigned)!!a + !!m->type + !!m->loc) {
+			/* nothing else decoded (most members): the rest are absent */
+			m->bit_size = m->data_bit_offset = m->bit_offset = m->byte_size = NULL;
+			m->skip = false;
+			return;
+		}
 		m->bit_size = dw_attr(die, DW_AT_bit_size);
 		m->data_bit_offset = dw_attr(die, DW_AT_data_bit_offset);
 		m->bit_offset = dw_attr(die, DW_AT_bit_offset);

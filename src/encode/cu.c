@@ -1190,7 +1190,7 @@ static inline int resolve_ref(struct enc_worker *w, uint64_t ref, uint32_t *id)
 	if (ref - m->dbase < m->dlen) {
 		uint32_t v = m->direct[ref - m->dbase];
 
-		if (v > MAP_VOID) {
+		if (v >= MAP_VOID + 1) {	/* a type or void, not an alias */
 			*id = v - 2;
 			return 0;
 		}
@@ -1440,11 +1440,12 @@ static int64_t str_off_slow(struct enc_worker *w, const char *s, size_t pos);
 static inline int64_t str_off(struct enc_worker *w, const char *s)
 {
 	const struct bslice *ds = &w->ctx->in->dw_str;
-	size_t pos = (size_t)((const uint8_t *)s - ds->p);
 	uint64_t *first = w->ctx->str_first;
+	size_t pos;
 
 	if (!s)
 		return 0;
+	pos = (size_t)((const uint8_t *)s - ds->p);
 	/* the common case inline: a seeded string already known */
 	if (first && (const uint8_t *)s >= ds->p && pos < ds->len &&
 	    (__atomic_load_n(&first[pos / 64], __ATOMIC_RELAXED) >> (pos % 64) & 1))
@@ -1460,9 +1461,10 @@ static __attribute__((noinline)) int64_t str_off_slow(struct enc_worker *w, cons
 	uint32_t key = 0;
 	int64_t r;
 
-	if (w->ctx->str_first && s && (const uint8_t *)s >= ds->p && pos < ds->len)
+	/* s is not NULL (str_off() answered that) */
+	if (w->ctx->str_first && (const uint8_t *)s >= ds->p && pos < ds->len)
 		return *s ? intern_seeded(w, pos, s) : 0;
-	if (!s || !*s)
+	if (!*s)
 		return 0;
 	if (short_key(s, &key)) {
 		sh = &w->shorts[(key * 0x9e3779b1u) >> 20];

@@ -659,9 +659,8 @@ int dw_next(struct dw_cursor *c, struct dw_die *die)
  */
 struct pspec {
 	uint64_t hdr;		/* dw_attr's first 8 bytes: at, form, cls */
-	uint16_t at, form;
 	uint16_t off;		/* of its value, from the first value (< 96 * 16) */
-	uint8_t cls, how, shift;
+	uint8_t how, shift;
 	uint64_t mask, cst;
 };
 
@@ -678,12 +677,12 @@ enum { PLAN_UNBUILT, PLAN_NONE, PLAN_OK };
  * the others), the position + 1 in dw_die.attr, 0 absent.
  */
 #define DW_SLOTS (DW_NO_SLOT + 1)
+_Static_assert(DW_MAX_ATTRS < 256, "a slot holds a position + 1 in a byte");
 
 struct plan {
 	uint32_t first;		/* in pspecs */
 	uint16_t n;
 	uint8_t state;
-	bool has_slot;		/* the slot indexes below are valid */
 	uint8_t slot[DW_SLOTS];	/* for the planned decode (PLAN_OK) */
 	uint8_t fslot[DW_SLOTS];	/* for the full decoder */
 };
@@ -702,9 +701,8 @@ struct dw_filter {
 struct dw_filter *dw_filter_new(const uint16_t *ats, size_t n)
 {
 	struct dw_filter *fl = mem_zalloc(sizeof(*fl));
-	size_t i;
-
 	unsigned nslots = 0;
+	size_t i;
 
 	if (!fl)
 		return NULL;
@@ -741,6 +739,20 @@ static inline void set_slot(const struct dw_filter *fl, uint8_t *slot, unsigned 
 		slot[fl->widx[at]] = (uint8_t)pos1;
 }
 
+/* The first 8 bytes of a dw_attr of these fields: what pspec.hdr stores. */
+static uint64_t attr_hdr(unsigned at, unsigned form, unsigned cls)
+{
+	struct dw_attr a;
+	uint64_t h;
+
+	memset(&a, 0, sizeof(a));
+	a.at = (uint16_t)at;
+	a.form = (uint16_t)form;
+	a.cls = (uint8_t)cls;
+	memcpy(&h, &a, sizeof(h));
+	return h;
+}
+
 /*
  * Build ab's plan (an abbreviation whose values all have fixed sizes): the
  * full decoder runs for an abbreviation keeping a value of another form.
@@ -748,17 +760,18 @@ static inline void set_slot(const struct dw_filter *fl, uint8_t *slot, unsigned 
 static void plan_build(struct dw_filter *fl, const struct dw_abbrevs *t, const struct dw_abbrev *ab,
 		       struct plan *pl)
 {
-	unsigned i, off = 0, mx;
+	unsigned i, off = 0, mx, cls;
 
 	pl->state = PLAN_NONE;	/* also on allocation failure: the full decoder is right too */
 	/* The slot index for the full decoder (every attribute, in order)... */
 	memset(pl->fslot, 0, sizeof(pl->fslot));
-	for (i = 0; i < ab->nattr && i < 255; i++)
+	for (i = 0; i < ab->nattr; i++)
 		set_slot(fl, pl->fslot, ab->specs[i].at, i + 1);
-	pl->has_slot = fl->slots && ab->nattr < 255;
 	if (fl->nps + ab->nattr > UINT32_MAX ||
 	    VEC_RESERVE(fl->ps, fl->ps_cap, fl->nps + ab->nattr + 1))	/* never NULL */
 		return;
+	/* ... and for the planned one (the kept values, in order). */
+	memset(pl->slot, 0, sizeof(pl->slot));
 	pl->first = (uint32_t)fl->nps;
 	pl->n = 0;
 	for (i = 0; i < ab->nattr; i++) {
@@ -771,59 +784,45 @@ static void plan_build(struct dw_filter *fl, const struct dw_abbrevs *t, const s
 		off += (unsigned)fs;
 		if (!keeps(fl, sp->at))
 			continue;
-		*ps = (struct pspec){ .at = sp->at, .form = sp->form, .off = (uint16_t)(off - fs),
-				      .how = HOW_PLAIN,
+		*ps = (struct pspec){ .off = (uint16_t)(off - fs), .how = HOW_PLAIN,
 				      .shift = (uint8_t)(fs && fs < 8 ? 64 - 8 * fs : 0),
 				      .mask = fs >= 8 ? ~0ull : (1ull << (8 * fs)) - 1 };
 		switch (sp->form) {
 		case DW_FORM_data1: case DW_FORM_data2: case DW_FORM_data4: case DW_FORM_data8:
-			ps->cls = DW_CL_CONST;
+			cls = DW_CL_CONST;
 			break;
 		case DW_FORM_ref1: case DW_FORM_ref2: case DW_FORM_ref4: case DW_FORM_ref8:
-			ps->cls = DW_CL_REF;
+			cls = DW_CL_REF;
 			ps->how = HOW_REF;
 			break;
 		case DW_FORM_strp:
-			ps->cls = DW_CL_STRING;
+			cls = DW_CL_STRING;
 			ps->how = HOW_STRP;
 			break;
 		case DW_FORM_addr:
-			ps->cls = DW_CL_ADDR;
+			cls = DW_CL_ADDR;
 			break;
 		case DW_FORM_sec_offset:
-			ps->cls = DW_CL_SECOFF;
+			cls = DW_CL_SECOFF;
 			break;
 		case DW_FORM_implicit_const:
-			ps->cls = DW_CL_SCONST;
+			cls = DW_CL_SCONST;
 			ps->mask = 0;
 			ps->cst = (uint64_t)dw_spec_implicit(t, sp);
 			break;
 		case DW_FORM_flag_present:
-			ps->cls = DW_CL_FLAG;
+			cls = DW_CL_FLAG;
 			ps->mask = 0;
 			ps->cst = 1;
 			break;
 		default:	/* (flag: 0/1, strx and others: an index to resolve) */
 			return;
 		}
-		pl->n++;
-	}
-	for (i = 0; i < pl->n; i++) {
-		struct pspec *ps = &fl->ps[pl->first + i];
-		struct dw_attr a;
-
-		memset(&a, 0, sizeof(a));
-		a.at = ps->at;
-		a.form = ps->form;
-		a.cls = ps->cls;
-		memcpy(&ps->hdr, &a, sizeof(ps->hdr));
+		ps->hdr = attr_hdr(sp->at, sp->form, cls);
+		set_slot(fl, pl->slot, sp->at, ++pl->n);
 	}
 	fl->nps += pl->n;
 	pl->state = PLAN_OK;
-	/* ... and for the planned one (the kept values, in order). */
-	memset(pl->slot, 0, sizeof(pl->slot));
-	for (i = 0; i < pl->n; i++)
-		set_slot(fl, pl->slot, fl->ps[pl->first + i].at, i + 1);
 }
 
 /* ab's plan (PLAN_NONE: the full decoder must run); NULL if out of memory. */
@@ -907,7 +906,7 @@ static inline int next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn w
 			die->nattr_in = ab->nattr;
 			die->has_children = ab->children;
 			die->unit = c->x.u;
-			die->slot = pl->has_slot ? pl->slot : NULL;
+			die->slot = fl->slots ? pl->slot : NULL;
 			die->widx = fl->widx;
 			r = c->x.f->swap ? decode_planned(&c->x, fl->ps + pl->first, pl->n, c->p, die, true)
 					 : decode_planned(&c->x, fl->ps + pl->first, pl->n, c->p, die, false);
@@ -917,7 +916,7 @@ static inline int next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn w
 		} else if ((r = decode_body(&c->x, &c->p, c->end, die_off, ab,
 					    wanted ? die : NULL)) < 0) {
 			return r;
-		} else if (pl && pl->has_slot) {
+		} else if (pl && fl->slots) {
 			die->slot = pl->fslot;	/* the full decoder's positions */
 			die->widx = fl->widx;
 		}

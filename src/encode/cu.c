@@ -405,16 +405,25 @@ static __attribute__((noinline)) int map_put_hash(struct refmap *m, uint64_t key
 	return 0;
 }
 
-static bool map_find(const struct refmap *m, uint64_t key, uint32_t *val)
-{
-	size_t j;
+static bool map_find_hash(const struct refmap *m, uint64_t key, uint32_t *val);
 
+/* As map_put(): the direct array's case inline. */
+static inline bool map_find(const struct refmap *m, uint64_t key, uint32_t *val)
+{
 	if (key - m->dbase < m->dlen) {
 		uint32_t v = m->direct[key - m->dbase];
 
 		*val = v - 1;
 		return v != 0;
 	}
+	return map_find_hash(m, key, val);
+}
+
+static __attribute__((noinline)) bool map_find_hash(const struct refmap *m, uint64_t key,
+						    uint32_t *val)
+{
+	size_t j;
+
 	for (j = hash_mix(key) & (m->cap - 1); m->gens[j] == m->gen; j = (j + 1) & (m->cap - 1))
 		if (m->keys[j] == key) {
 			*val = m->vals[j];
@@ -548,7 +557,10 @@ enum { OPEN_NONE = -1, OPEN_TYPE = 0, OPEN_FUNC = 1, OPEN_MEMBER = 2, OPEN_PARAM
 
 static inline int set_open(struct enc_worker *w, int depth, int kind, int64_t idx);
 
-/* A member's attributes, gathered in one pass (members are 40% of all DIEs). */
+/*
+ * A member's attributes (members are 40% of all DIEs): through the filtered
+ * walk's slot index, the six rare ones only when more was decoded.
+ */
 struct member_attrs {
 	const char *name;
 	const struct dw_attr *type, *loc, *bit_size, *data_bit_offset, *bit_offset, *byte_size;
@@ -557,46 +569,25 @@ struct member_attrs {
 
 static void member_attrs(const struct dw_die *die, struct member_attrs *m)
 {
-	const struct dw_attr *a;
-	unsigned i;
+	const struct dw_attr *a = dw_attr(die, DW_AT_name);
 
-	if (die->slot) {	/* a filtered decode's index: no search */
-		a = dw_attr(die, DW_AT_name);
-		m->name = a && a->cls == DW_CL_STRING ? a->str : NULL;
-		m->type = dw_attr(die, DW_AT_type);
-		m->loc = dw_attr(die, DW_AT_data_member_location);
-		if (die->nattr == (unsigned)!!a + !!m->type + !!m->loc) {
-			/* nothing else decoded (most members): the rest are absent */
-			m->bit_size = m->data_bit_offset = m->bit_offset = m->byte_size = NULL;
-			m->skip = false;
-			return;
-		}
-		m->bit_size = dw_attr(die, DW_AT_bit_size);
-		m->data_bit_offset = dw_attr(die, DW_AT_data_bit_offset);
-		m->bit_offset = dw_attr(die, DW_AT_bit_offset);
-		m->byte_size = dw_attr(die, DW_AT_byte_size);
-		a = dw_attr(die, DW_AT_external);
-		m->skip = a && a->cls == DW_CL_FLAG && a->u;
-		a = dw_attr(die, DW_AT_declaration);
-		m->skip |= a && a->cls == DW_CL_FLAG && a->u;
+	m->name = a && a->cls == DW_CL_STRING ? a->str : NULL;
+	m->type = dw_attr(die, DW_AT_type);
+	m->loc = dw_attr(die, DW_AT_data_member_location);
+	if (die->nattr == (unsigned)!!a + !!m->type + !!m->loc) {
+		/* nothing else decoded (most members): the rest are absent */
+		m->bit_size = m->data_bit_offset = m->bit_offset = m->byte_size = NULL;
+		m->skip = false;
 		return;
 	}
-	memset(m, 0, sizeof(*m));
-	for (i = 0; i < die->nattr; i++) {
-		a = &die->attr[i];
-		switch (a->at) {
-		case DW_AT_name: if (a->cls == DW_CL_STRING) m->name = a->str; break;
-		case DW_AT_type: m->type = a; break;
-		case DW_AT_data_member_location: m->loc = a; break;
-		case DW_AT_bit_size: m->bit_size = a; break;
-		case DW_AT_data_bit_offset: m->data_bit_offset = a; break;
-		case DW_AT_bit_offset: m->bit_offset = a; break;
-		case DW_AT_byte_size: m->byte_size = a; break;
-		case DW_AT_external: case DW_AT_declaration:
-			m->skip |= a->cls == DW_CL_FLAG && a->u;
-			break;
-		}
-	}
+	m->bit_size = dw_attr(die, DW_AT_bit_size);
+	m->data_bit_offset = dw_attr(die, DW_AT_data_bit_offset);
+	m->bit_offset = dw_attr(die, DW_AT_bit_offset);
+	m->byte_size = dw_attr(die, DW_AT_byte_size);
+	a = dw_attr(die, DW_AT_external);
+	m->skip = a && a->cls == DW_CL_FLAG && a->u;
+	a = dw_attr(die, DW_AT_declaration);
+	m->skip |= a && a->cls == DW_CL_FLAG && a->u;
 }
 
 static bool const_val(const struct dw_attr *a, uint64_t *v)
@@ -1179,21 +1170,14 @@ static int resolve(struct enc_worker *w, uint64_t ref, uint32_t *id)
 			dw_file_path(w->ctx->in->dw), (unsigned long long)DW_REF_OFF(ref));
 }
 
-/*
- * resolve() inlined for nearly every reference: one inside the unit to a
- * recorded type (direct slot = stored value + 1 = local id + 2).
- */
+/* resolve()'s first step inline: nearly every reference is to a recorded type. */
 static inline int resolve_ref(struct enc_worker *w, uint64_t ref, uint32_t *id)
 {
-	const struct refmap *m = &w->map;
+	uint32_t v;
 
-	if (ref - m->dbase < m->dlen) {
-		uint32_t v = m->direct[ref - m->dbase];
-
-		if (v >= MAP_VOID + 1) {	/* a type or void, not an alias */
-			*id = v - 2;
-			return 0;
-		}
+	if (ref && map_find(&w->map, ref, &v) && v >= MAP_VOID) {
+		*id = v - 1;
+		return 0;
 	}
 	return resolve(w, ref, id);
 }
@@ -1435,7 +1419,7 @@ static inline bool short_key(const char *s, uint32_t *key)
 	return true;
 }
 
-static int64_t str_off_slow(struct enc_worker *w, const char *s, size_t pos);
+static int64_t str_off_name(struct enc_worker *w, const char *s, size_t pos);
 
 static inline int64_t str_off(struct enc_worker *w, const char *s)
 {
@@ -1446,28 +1430,27 @@ static inline int64_t str_off(struct enc_worker *w, const char *s)
 	if (!s)
 		return 0;
 	pos = (size_t)((const uint8_t *)s - ds->p);
-	/* the common case inline: a seeded string already known */
-	if (first && (const uint8_t *)s >= ds->p && pos < ds->len &&
-	    (__atomic_load_n(&first[pos / 64], __ATOMIC_RELAXED) >> (pos % 64) & 1))
-		return (int64_t)pos + 1;
-	return str_off_slow(w, s, pos);
+	if (first && (const uint8_t *)s >= ds->p && pos < ds->len) {
+		/* the common case inline: a seeded string already known */
+		if (__atomic_load_n(&first[pos / 64], __ATOMIC_RELAXED) >> (pos % 64) & 1)
+			return (int64_t)pos + 1;
+		return *s ? intern_seeded(w, pos, s) : 0;
+	}
+	return str_off_name(w, s, pos);
 }
 
-static __attribute__((noinline)) int64_t str_off_slow(struct enc_worker *w, const char *s,
+/* str_off() of a string outside the seeded section: short ones by their bytes. */
+static __attribute__((noinline)) int64_t str_off_name(struct enc_worker *w, const char *s,
 						       size_t pos)
 {
-	const struct bslice *ds = &w->ctx->in->dw_str;
 	struct short_slot *sh = NULL;
 	uint32_t key = 0;
 	int64_t r;
 
-	/* s is not NULL (str_off() answered that) */
-	if (w->ctx->str_first && (const uint8_t *)s >= ds->p && pos < ds->len)
-		return *s ? intern_seeded(w, pos, s) : 0;
 	if (!*s)
 		return 0;
 	if (short_key(s, &key)) {
-		sh = &w->shorts[(key * 0x9e3779b1u) >> 20];
+		sh = &w->shorts[hash_mix(key) & (SHORT_SLOTS - 1)];
 		if (sh->key == key)
 			return sh->off;
 	}

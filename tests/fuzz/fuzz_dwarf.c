@@ -61,10 +61,13 @@ static void same_die(void)
 
 		/* dw_attr() of the filtered DIE (its slot index): the first of a kept code */
 		b = dw_attr(&fdie, a->at);
-		if (!kept(a->at) ? b != NULL
-				 : dw_attr(&die, a->at) == a &&
-					   (!b || b->at != a->at || b->form != a->form || b->u != a->u))
+		if (!kept(a->at)) {
+			if (b)
+				abort();
+		} else if (dw_attr(&die, a->at) == a &&
+			   (!b || b->at != a->at || b->form != a->form || b->u != a->u)) {
 			abort();
+		}
 		if (!kept(a->at) && fdie.nattr < die.nattr)
 			continue;
 		if (j >= fdie.nattr)

@@ -70,17 +70,27 @@ static const uint8_t info[] = {
 	/* 0x25 */ 0,
 };
 
-static struct dw_file *open_mem(uint8_t *buf, size_t len, struct diag *d)
+/* A file of these sections (no .debug_str: str NULL), or NULL with d set. */
+static struct dw_file *open_secs(const uint8_t *in, size_t ilen, const uint8_t *ab, size_t alen,
+				 const uint8_t *str, size_t slen, bool big_endian, struct diag *d)
 {
 	struct dw_sections s = { 0 };
 	struct dw_file *f = NULL;
 
-	s.info.p = buf;
-	s.info.len = len;
-	s.abbrev.p = abbrev;
-	s.abbrev.len = sizeof(abbrev);
-	dw_file_open(&f, "mem", &s, false, NULL, 1, d);
+	s.info.p = in;
+	s.info.len = ilen;
+	s.abbrev.p = ab;
+	s.abbrev.len = alen;
+	s.str.p = str;
+	s.str.len = slen;
+	diag_clear(d);
+	dw_file_open(&f, "mem", &s, big_endian, NULL, 1, d);
 	return f;
+}
+
+static struct dw_file *open_mem(uint8_t *buf, size_t len, struct diag *d)
+{
+	return open_secs(buf, len, abbrev, sizeof(abbrev), NULL, 0, false, d);
 }
 
 TEST(decode_handmade_unit)
@@ -230,7 +240,6 @@ TEST(decode_filtered_plans)
 					 DW_AT_data_member_location };
 	static struct dw_die full, die;
 	struct dw_cursor c, cf;
-	struct dw_sections s = { 0 };
 	struct dw_filter *fl = dw_filter_new(keep, sizeof(keep) / sizeof(keep[0]));
 	struct dw_file *f = NULL;
 	struct diag d;
@@ -239,14 +248,8 @@ TEST(decode_filtered_plans)
 	int r;
 
 	REQUIRE(fl != NULL);
-	s.info.p = info_strp;
-	s.info.len = sizeof(info_strp);
-	s.abbrev.p = abbrev_strp;
-	s.abbrev.len = sizeof(abbrev_strp);
-	s.str.p = str_strp;
-	s.str.len = sizeof(str_strp);
-	diag_clear(&d);
-	REQUIRE(dw_file_open(&f, "mem", &s, false, NULL, 1, &d) == 0);
+	REQUIRE((f = open_secs(info_strp, sizeof(info_strp), abbrev_strp, sizeof(abbrev_strp),
+			       str_strp, sizeof(str_strp), false, &d)) != NULL);
 	REQUIRE(dw_cursor_init(&c, f, dw_unit_at(f, 0), &d) == 0);
 	REQUIRE(dw_cursor_init(&cf, f, dw_unit_at(f, 0), &d) == 0);
 	while ((r = dw_next(&c, &full)) > 0) {
@@ -316,9 +319,8 @@ TEST(decode_filtered_plans)
 	 */
 	dw_file_free(f);
 	f = NULL;
-	s.info.p = info_strp2;
-	s.abbrev.p = abbrev_strp2;
-	REQUIRE(dw_file_open(&f, "mem2", &s, false, NULL, 1, &d) == 0);
+	REQUIRE((f = open_secs(info_strp2, sizeof(info_strp), abbrev_strp2, sizeof(abbrev_strp),
+			       str_strp, sizeof(str_strp), false, &d)) != NULL);
 	REQUIRE(dw_cursor_at(&cf, f, 0x1d, &d) == 0);
 	REQUIRE(dw_next_filtered(&cf, &die, want_all, NULL, fl) == 1);
 	CHECK(die.tag == DW_TAG_member);
@@ -381,18 +383,8 @@ static const uint16_t keep_forms[] = { DW_AT_name, DW_AT_type, DW_AT_external, D
 /* The forms unit in bytes (info_forms' size), or NULL with d set. */
 static struct dw_file *open_forms(const uint8_t *bytes, bool big_endian, struct diag *d)
 {
-	struct dw_sections s = { 0 };
-	struct dw_file *f = NULL;
-
-	s.info.p = bytes;
-	s.info.len = sizeof(info_forms);
-	s.abbrev.p = abbrev_forms;
-	s.abbrev.len = sizeof(abbrev_forms);
-	s.str.p = str_forms;
-	s.str.len = sizeof(str_forms);
-	diag_clear(d);
-	dw_file_open(&f, "mem", &s, big_endian, NULL, 1, d);
-	return f;
+	return open_secs(bytes, sizeof(info_forms), abbrev_forms, sizeof(abbrev_forms), str_forms,
+			 sizeof(str_forms), big_endian, d);
 }
 
 static void check_forms(int *test_failed_, const uint8_t *bytes, bool big_endian)

@@ -683,6 +683,8 @@ struct plan {
 	uint32_t first;		/* in pspecs */
 	uint16_t n;
 	uint8_t state;
+	uint8_t leaf_have;	/* a leaf (dw_next_leaves): bit i set if its shape's at[i] is kept */
+	uint8_t leaf_dst[DW_LEAF_MAX];	/* pspec k's value goes to dw_leaf_val.v[leaf_dst[k]] */
 	uint8_t slot[DW_SLOTS];	/* for the planned decode (PLAN_OK) */
 	uint8_t fslot[DW_SLOTS];	/* for the full decoder */
 };
@@ -696,6 +698,8 @@ struct dw_filter {
 	size_t plans_cap;
 	struct pspec *ps;
 	size_t nps, ps_cap;
+	struct dw_leaf leaf[DW_LEAF_SHAPES];	/* nleaf of them, distinct tags */
+	unsigned nleaf;
 };
 
 struct dw_filter *dw_filter_new(const uint16_t *ats, size_t n)
@@ -751,6 +755,37 @@ static uint64_t attr_hdr(unsigned at, unsigned form, unsigned cls)
 	a.cls = (uint8_t)cls;
 	memcpy(&h, &a, sizeof(h));
 	return h;
+}
+
+/*
+ * Whether DIEs of ab are leaves dw_next_leaves() takes: a leaf shape's tag,
+ * no children, every kept value one of the shape's attributes (each once)
+ * in its class.  Returns the mask of the shape's attributes present (bit
+ * 7: a leaf with none of them), 0 if not a leaf; fills dst for each pspec.
+ */
+static uint8_t leaf_plan(const struct dw_filter *fl, const struct dw_abbrev *ab,
+			 const struct pspec *ps, unsigned n, uint8_t *dst)
+{
+	const struct dw_leaf *lf = NULL;
+	unsigned k, i, have = 0x80;
+
+	for (i = 0; i < fl->nleaf; i++)
+		if (fl->leaf[i].tag == ab->tag)
+			lf = &fl->leaf[i];
+	if (!lf || ab->children || !ab->nattr || n > DW_LEAF_MAX)
+		return 0;	/* (a DIE without attributes may mean "not decoded" to a caller) */
+	for (k = 0; k < n; k++) {
+		struct dw_attr a;
+
+		memcpy(&a, &ps[k].hdr, sizeof(ps[k].hdr));
+		for (i = 0; i < lf->n && lf->at[i] != a.at; i++)
+			;
+		if (i == lf->n || have >> i & 1 || a.cls != lf->cls[i])
+			return 0;
+		dst[k] = (uint8_t)i;
+		have |= 1u << i;
+	}
+	return (uint8_t)have;
 }
 
 /*
@@ -823,11 +858,12 @@ static void plan_build(struct dw_filter *fl, const struct dw_abbrevs *t, const s
 	}
 	fl->nps += pl->n;
 	pl->state = PLAN_OK;
+	pl->leaf_have = leaf_plan(fl, ab, fl->ps + pl->first, pl->n, pl->leaf_dst);
 }
 
 /* ab's plan (PLAN_NONE: the full decoder must run); NULL if out of memory. */
-static const struct plan *plan_of(struct dw_filter *fl, const struct dw_abbrevs *t,
-				  const struct dw_abbrev *ab)
+static inline __attribute__((always_inline)) const struct plan *
+plan_of(struct dw_filter *fl, const struct dw_abbrevs *t, const struct dw_abbrev *ab)
 {
 	struct plan *pl;
 
@@ -852,6 +888,19 @@ static const struct plan *plan_of(struct dw_filter *fl, const struct dw_abbrevs 
  * 2-4% faster without).  The unit test and the DWARF fuzzer compare the
  * values with the full decoder's.
  */
+static inline __attribute__((always_inline)) bool
+planned_value(const struct dctx *x, const struct pspec *s, const uint8_t *p, uint64_t *out,
+	      const bool swap)
+{
+	uint64_t w = load64(p + s->off);
+	uint64_t v = ((swap ? bswap64(w) >> s->shift : w) & s->mask) | s->cst;
+
+	if (unlikely(v >= x->hlim[s->how]) && s->how == HOW_STRP)
+		return false;	/* a string offset past the end of .debug_str */
+	*out = v + x->hbase[s->how];
+	return true;
+}
+
 static inline __attribute__((always_inline)) int
 decode_planned(const struct dctx *x, const struct pspec *ps, unsigned n, const uint8_t *p,
 	       struct dw_die *die, const bool swap)
@@ -859,16 +908,14 @@ decode_planned(const struct dctx *x, const struct pspec *ps, unsigned n, const u
 	unsigned k;
 
 	for (k = 0; k < n; k++) {
-		const struct pspec *s = &ps[k];
 		struct dw_attr *a = &die->attr[k];
-		uint64_t w = load64(p + s->off);
-		uint64_t v = ((swap ? bswap64(w) >> s->shift : w) & s->mask) | s->cst;
+		uint64_t v;
 
-		if (unlikely(v >= x->hlim[s->how]) && s->how == HOW_STRP)
+		if (!planned_value(x, &ps[k], p, &v, swap))
 			return bad(x, die->off, "string offset past the end of .debug_str, form",
 				   DW_FORM_strp);
-		memcpy(a, &s->hdr, sizeof(s->hdr));
-		a->u = v + x->hbase[s->how];
+		memcpy(a, &ps[k].hdr, sizeof(ps[k].hdr));
+		a->u = v;
 	}
 	return 0;
 }
@@ -947,6 +994,77 @@ int dw_next_filtered(struct dw_cursor *c, struct dw_die *die, dw_want_fn want, v
 		     struct dw_filter *fl)
 {
 	return next_sel(c, die, want, ctx, fl);
+}
+
+/* A leaf's values at p, as decode_planned() reads them; false on a bad string offset. */
+static inline __attribute__((always_inline)) bool
+leaf_values(const struct dctx *x, const struct pspec *ps, const struct plan *pl, const uint8_t *p,
+	    uint64_t *vals, const bool swap)
+{
+	unsigned k;
+
+	for (k = 0; k < pl->n; k++)
+		if (!planned_value(x, &ps[k], p, &vals[pl->leaf_dst[k]], swap))
+			return false;
+	return true;
+}
+
+int dw_filter_add_leaf(struct dw_filter *fl, const struct dw_leaf *leaf)
+{
+	unsigned i;
+
+	if (fl->nleaf == DW_LEAF_SHAPES || leaf->n > DW_LEAF_MAX || !leaf->tag || fl->tab)
+		return -EINVAL;
+	for (i = 0; i < fl->nleaf; i++)
+		if (fl->leaf[i].tag == leaf->tag)
+			return -EINVAL;
+	for (i = 0; i < leaf->n; i++)
+		if (!keeps(fl, leaf->at[i]))
+			return -EINVAL;
+	fl->leaf[fl->nleaf++] = *leaf;
+	return 0;
+}
+
+size_t dw_next_leaves(struct dw_cursor *c, struct dw_filter *fl, unsigned tag,
+		      struct dw_leaf_val *out, size_t max)
+{
+	const struct dw_abbrev *ab = NULL;
+	const struct plan *pl = NULL;
+	uint64_t code, last = 0;	/* (code 0 ends a sibling list: never "last") */
+	size_t n = 0;
+
+	while (n < max && c->p < c->end) {
+		const uint8_t *p = c->p;
+		bool ok;
+
+		if (*p < 0x80) {	/* the common one-byte code */
+			code = *p++;
+		} else {
+			code = dw_uleb(&p, c->end);
+			if (p > c->end)
+				break;
+		}
+		if (!code)
+			break;
+		if (code != last) {	/* runs mostly repeat one abbreviation */
+			if (!(ab = dw_abbrev_find(c->x.u->abbrevs, code)) || ab->tag != tag ||
+			    !(pl = plan_of(fl, c->x.u->abbrevs, ab)) || pl->state != PLAN_OK ||
+			    !pl->leaf_have || !has_fixed_size(&c->x, ab))
+				break;
+			last = code;
+		}
+		if ((size_t)(c->end - p) < (size_t)ab->fixed + 8)
+			break;
+		ok = c->x.f->swap ? leaf_values(&c->x, fl->ps + pl->first, pl, p, out[n].v, true)
+				  : leaf_values(&c->x, fl->ps + pl->first, pl, p, out[n].v, false);
+		if (unlikely(!ok))
+			break;	/* a string offset out of bounds: the general walk reports it */
+		out[n].have = pl->leaf_have & 0x7f;
+		out[n].off = cur_off(c) | c->x.dflags;
+		n++;
+		c->p = p + ab->fixed;
+	}
+	return n;
 }
 
 int dw_skip_children(struct dw_cursor *c, const struct dw_die *die)

@@ -204,6 +204,39 @@ struct dw_filter *dw_filter_new(const uint16_t *ats, size_t n);
 void dw_filter_free(struct dw_filter *fl);
 int dw_next_filtered(struct dw_cursor *c, struct dw_die *die, dw_want_fn want, void *ctx,
 		     struct dw_filter *fl);
+/*
+ * Leaves: runs of childless siblings of one tag (members are 40% of a
+ * kernel's DIEs) read as plain values, without a struct dw_die and the
+ * general walk's per-DIE work.  A filter has up to DW_LEAF_SHAPES leaf
+ * shapes, each for its own tag: up to DW_LEAF_MAX attributes (each kept by
+ * the filter) and the class each must have.
+ */
+#define DW_LEAF_MAX 7
+#define DW_LEAF_SHAPES 4
+struct dw_leaf {
+	unsigned tag, n;
+	uint16_t at[DW_LEAF_MAX];
+	uint8_t cls[DW_LEAF_MAX];
+};
+/* Add a leaf shape to fl before its first use; -EINVAL if it does not fit (see above). */
+int dw_filter_add_leaf(struct dw_filter *fl, const struct dw_leaf *leaf);
+/* One leaf: v[i] the value of the shape's at[i] if bit i of have is set; off its DIE. */
+struct dw_leaf_val {
+	uint64_t v[DW_LEAF_MAX];
+	uint64_t off;
+	unsigned have;
+};
+/*
+ * The DIEs from the cursor while they are leaves of tag's shape (no
+ * children, every kept value one of the shape's attributes, in its class,
+ * of fixed size), at most max of them, into out: each value as
+ * dw_next_filtered() would decode it (a string's address for
+ * DW_CL_STRING).  Returns how many; the cursor is after them, at the first
+ * other entry (the end of a sibling list, another DIE, a malformed one:
+ * dw_next_filtered() takes it).
+ */
+size_t dw_next_leaves(struct dw_cursor *c, struct dw_filter *fl, unsigned tag,
+		      struct dw_leaf_val *out, size_t max);
 /* Skip the children of die, the DIE last returned by dw_next(). */
 int dw_skip_children(struct dw_cursor *c, const struct dw_die *die);
 /* Decode the DIE at global reference ref (any unit of f or its alt file). */

@@ -194,9 +194,32 @@ static const uint16_t wanted_attrs[] = {
 	DW_AT_alignment, DW_AT_linkage_name, DW_AT_artificial,
 };
 
+/*
+ * Leaves (leaf_run()): members, prototype parameters and enumerators whose
+ * values are only the ones add_member(), add_param() and add_enumerator()
+ * read, in the classes they take whole.
+ */
+enum { LF_NAME, LF_TYPE, LF_LOC, LF_BIT_SIZE, LF_DATA_BIT_OFFSET };
+enum { LF_VALUE = LF_TYPE };
+static const struct dw_leaf leaves[] = {
+	{ .tag = DW_TAG_member, .n = 5,
+	  .at = { [LF_NAME] = DW_AT_name, [LF_TYPE] = DW_AT_type,
+		  [LF_LOC] = DW_AT_data_member_location, [LF_BIT_SIZE] = DW_AT_bit_size,
+		  [LF_DATA_BIT_OFFSET] = DW_AT_data_bit_offset },
+	  .cls = { [LF_NAME] = DW_CL_STRING, [LF_TYPE] = DW_CL_REF, [LF_LOC] = DW_CL_CONST,
+		   [LF_BIT_SIZE] = DW_CL_CONST, [LF_DATA_BIT_OFFSET] = DW_CL_CONST } },
+	{ .tag = DW_TAG_formal_parameter, .n = 2,
+	  .at = { [LF_NAME] = DW_AT_name, [LF_TYPE] = DW_AT_type },
+	  .cls = { [LF_NAME] = DW_CL_STRING, [LF_TYPE] = DW_CL_REF } },
+	{ .tag = DW_TAG_enumerator, .n = 2,
+	  .at = { [LF_NAME] = DW_AT_name, [LF_VALUE] = DW_AT_const_value },
+	  .cls = { [LF_NAME] = DW_CL_STRING, [LF_VALUE] = DW_CL_CONST } },
+};
+
 struct enc_worker *enc_worker_new(void)
 {
 	struct enc_worker *w = mem_zalloc(sizeof(struct enc_worker));
+	size_t i;
 
 	if (!w)
 		return NULL;
@@ -205,6 +228,9 @@ struct enc_worker *enc_worker_new(void)
 		enc_worker_free(w);
 		return NULL;
 	}
+	for (i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++)
+		if (dw_filter_add_leaf(w->filter, &leaves[i]))
+			abort();	/* the shapes above do not fit the filter */
 	return w;
 }
 
@@ -1091,6 +1117,71 @@ static bool skip_subtree(unsigned tag)
 	return tag_class_of(tag) & TAG_SKIP_SUBTREE;
 }
 
+/*
+ * The DIEs from the cursor while they are leaves (leaves[]) of the type
+ * they are children of: a struct's or union's members, a prototype's
+ * parameters, an enum's enumerators, nearly all of them.  One after
+ * another as visit() would take them, without a decoded DIE and the
+ * walk's per-DIE work (vmlinux: 7.9M members, 1.2M parameters, 0.8M
+ * enumerators).  The first other DIE goes back to the walk; a leaf after
+ * it (past a nested definition) starts a new run.
+ */
+static inline int leaf_run(struct enc_worker *w, struct dw_cursor *c)
+{
+	int depth = c->depth;	/* of the next DIE */
+	struct dw_leaf_val lv[64];
+	struct ir_child *ch;
+	uint32_t parent;
+	unsigned tag;
+	size_t n, i;
+
+	/* the parent of a DIE at depth d is the last one with children at d - 1 */
+	if (depth < 1 || w->open_kind[depth - 1] != OPEN_TYPE)
+		return 0;
+	parent = (uint32_t)w->open[depth - 1];
+	switch (w->types[parent].kind) {
+	case IR_STRUCT: case IR_UNION:
+		tag = DW_TAG_member;
+		break;
+	case IR_PROTO:
+		tag = DW_TAG_formal_parameter;
+		break;
+	case IR_ENUM:
+		tag = DW_TAG_enumerator;
+		break;
+	default:
+		return 0;
+	}
+	do {
+		n = dw_next_leaves(c, w->filter, tag, lv, sizeof(lv) / sizeof(lv[0]));
+		for (i = 0; i < n; i++) {
+			const uint64_t *v = lv[i].v;
+			unsigned have = lv[i].have;
+
+			if (!(ch = new_child(w, parent, tag == DW_TAG_member ? CH_MEMBER
+						       : tag == DW_TAG_enumerator ? CH_ENUMERATOR
+						       : CH_PARAM)))
+				return -ENOMEM;
+			ch->name = have & 1u << LF_NAME ? (const char *)(uintptr_t)v[LF_NAME] : NULL;
+			if (tag == DW_TAG_member) {
+				w->types[parent].nmemb++;
+				ch->ref = have & 1u << LF_TYPE ? v[LF_TYPE] : 0;
+				ch->bit_size = have & 1u << LF_BIT_SIZE ? (uint32_t)v[LF_BIT_SIZE] : 0;
+				if (have & 1u << LF_DATA_BIT_OFFSET)
+					ch->bit_offset = v[LF_DATA_BIT_OFFSET];
+				else
+					ch->bit_offset = (have & 1u << LF_LOC ? v[LF_LOC] : 0) * 8;
+			} else if (tag == DW_TAG_enumerator) {
+				ch->value = have & 1u << LF_VALUE ? (int64_t)v[LF_VALUE] : 0;
+			} else {
+				ch->die = lv[i].off;
+				ch->ref = have & 1u << LF_TYPE ? v[LF_TYPE] : 0;
+			}
+		}
+	} while (n == sizeof(lv) / sizeof(lv[0]));
+	return 0;
+}
+
 /* Walk DIEs from cursor c; stop_depth > 0 stops at the next DIE at or above it. */
 static int walk(struct enc_worker *w, struct dw_cursor *c, int stop_depth)
 {
@@ -1106,7 +1197,7 @@ static int walk(struct enc_worker *w, struct dw_cursor *c, int stop_depth)
 				return r;
 			continue;
 		}
-		if ((r = visit(w, &w->die, w->die.depth)) < 0)
+		if ((r = visit(w, &w->die, w->die.depth)) < 0 || (r = leaf_run(w, c)) < 0)
 			return r;
 	}
 	return r < 0 ? r : 0;

@@ -5,7 +5,8 @@
  * dw_die_at / dw_unit_of, locations classified, subtrees skipped, the
  * skip-only walk, and dw_next_filtered() against dw_next() (the same
  * DIEs; the kept attributes with the same values; an error only where
- * the full decoder fails too).
+ * the full decoder fails too), with dw_next_leaves() asked ahead of them
+ * (a leaf: the same DIE and values, the cursor where the walk leaves it).
  *
  * Input: byte 0 = flags (bit 0: big endian, bit 1: also skip children of
  * every other DIE), then for each section of struct dw_sections in order
@@ -81,7 +82,35 @@ static void same_die(void)
 		abort();
 }
 
-/* Walk unit u with both decoders in step. */
+/* The leaf shapes dw_next_leaves() is checked with (all kept by keep_ats). */
+static const struct dw_leaf leaves[] = {
+	{ .tag = DW_TAG_member, .n = 5,
+	  .at = { DW_AT_name, DW_AT_type, DW_AT_data_member_location, DW_AT_byte_size,
+		  DW_AT_decl_line },
+	  .cls = { DW_CL_STRING, DW_CL_REF, DW_CL_CONST, DW_CL_CONST, DW_CL_CONST } },
+	{ .tag = DW_TAG_enumerator, .n = 2, .at = { DW_AT_name, DW_AT_const_value },
+	  .cls = { DW_CL_STRING, DW_CL_CONST } },
+};
+#define NLEAVES (sizeof(leaves) / sizeof(leaves[0]))
+
+/* A leaf of shape lf read (x) against die (full), cl and cf the cursors after each. */
+static void same_leaf(const struct dw_leaf *lf, const struct dw_leaf_val *x,
+		      const struct dw_cursor *cl, const struct dw_cursor *cf)
+{
+	unsigned i;
+
+	if (die.tag != lf->tag || die.has_children || !die.nattr || x->off != die.off ||
+	    cl->p != cf->p || cl->depth != cf->depth)
+		abort();
+	for (i = 0; i < lf->n; i++) {
+		const struct dw_attr *a = dw_attr(&die, lf->at[i]);
+
+		if (!a != !(x->have >> i & 1) || (a && (a->u != x->v[i] || a->cls != lf->cls[i])))
+			abort();
+	}
+}
+
+/* Walk unit u with both decoders in step (and the leaf reader ahead of them). */
 static void filtered_walk(const struct dw_file *f, const struct dw_unit *u, struct dw_filter *fl)
 {
 	struct dw_cursor c, cf;
@@ -94,6 +123,13 @@ static void filtered_walk(const struct dw_file *f, const struct dw_unit *u, stru
 	if (dw_cursor_init(&c, f, u, &d) || dw_cursor_init(&cf, f, u, &df))
 		return;
 	while (n++ < MAX_DIES) {
+		const struct dw_leaf *lf = &leaves[n % NLEAVES];	/* the shape asked for */
+		struct dw_cursor cl = cf;
+		struct dw_leaf_val lv;
+		size_t rl = dw_next_leaves(&cl, fl, lf->tag, &lv, 1);
+
+		if (rl > 1 || (!rl && cl.p != cf.p))
+			abort();
 		r = dw_next(&c, &die);
 		rf = dw_next_filtered(&cf, &fdie, want_all, NULL, fl);
 		if (r < 0)	/* the filtered decoder may not read the bad value */
@@ -103,6 +139,8 @@ static void filtered_walk(const struct dw_file *f, const struct dw_unit *u, stru
 		if (!r)
 			return;
 		same_die();
+		if (rl)
+			same_leaf(lf, &lv, &cl, &cf);
 	}
 }
 
@@ -364,6 +402,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (dw_file_index_error(f))
 		fuzz_check_diag(dw_file_index_error(f));
 	fl = dw_filter_new(keep_ats, sizeof(keep_ats) / sizeof(keep_ats[0]));
+	for (i = 0; fl && i < NLEAVES; i++)
+		if (dw_filter_add_leaf(fl, &leaves[i]))
+			abort();
 	for (i = 0; i < dw_nunits(f) && ndies < MAX_DIES; i++) {
 		const struct dw_unit *u = dw_unit_at(f, i);
 		struct dw_cursor c;

@@ -331,6 +331,101 @@ TEST(decode_filtered_plans)
 }
 
 /*
+ * dw_next_leaves() on the same unit: the member (at 0x1d) is a leaf of the
+ * shape {name, type, data_member_location}, read as the filtered walk reads
+ * it; the struct (children), the base type (another tag) and the null
+ * entry are not, and leave the cursor where it was.
+ */
+TEST(decode_leaves)
+{
+	static const uint16_t keep[] = { DW_AT_name, DW_AT_type, DW_AT_byte_size,
+					 DW_AT_data_member_location };
+	struct dw_leaf shape = { .tag = DW_TAG_member, .n = 3,
+				 .at = { DW_AT_name, DW_AT_type, DW_AT_data_member_location },
+				 .cls = { DW_CL_STRING, DW_CL_REF, DW_CL_CONST } };
+	struct dw_leaf base = { .tag = DW_TAG_base_type, .n = 1, .at = { DW_AT_name },
+				.cls = { DW_CL_STRING } };
+	static struct dw_die die;
+	static uint8_t bad[sizeof(info_strp)];
+	struct dw_filter *fl = dw_filter_new(keep, sizeof(keep) / sizeof(keep[0]));
+	struct dw_file *f = NULL;
+	struct dw_cursor c, cf;
+	const uint8_t *at;
+	struct dw_leaf_val lv[4];
+	struct diag d;
+
+	REQUIRE(fl != NULL);
+	shape.at[2] = DW_AT_bit_size;	/* not kept by the filter */
+	CHECK(dw_filter_add_leaf(fl, &shape) == -EINVAL);
+	shape.at[2] = DW_AT_data_member_location;
+	REQUIRE(dw_filter_add_leaf(fl, &shape) == 0);
+	CHECK(dw_filter_add_leaf(fl, &shape) == -EINVAL);	/* one shape per tag */
+	REQUIRE(dw_filter_add_leaf(fl, &base) == 0);
+	REQUIRE((f = open_secs(info_strp, sizeof(info_strp), abbrev_strp, sizeof(abbrev_strp),
+			       str_strp, sizeof(str_strp), false, &d)) != NULL);
+
+	/* the unit DIE and the struct: not leaves, the cursor stays */
+	REQUIRE(dw_cursor_init(&c, f, dw_unit_at(f, 0), &d) == 0);
+	at = c.p;
+	CHECK(dw_next_leaves(&c, fl, DW_TAG_compile_unit, lv, 4) == 0 && c.p == at);
+	REQUIRE(dw_next_filtered(&c, &die, want_all, NULL, fl) == 1);
+	at = c.p;
+	CHECK(dw_next_leaves(&c, fl, DW_TAG_structure_type, lv, 4) == 0 && c.p == at);
+	REQUIRE(dw_next_filtered(&c, &die, want_all, NULL, fl) == 1);
+	CHECK(die.tag == DW_TAG_structure_type);
+
+	/* the member: not as another tag; its values, and the cursor where the walk leaves it */
+	at = c.p;
+	CHECK(dw_next_leaves(&c, fl, DW_TAG_base_type, lv, 4) == 0 && c.p == at);
+	cf = c;
+	REQUIRE(dw_next_leaves(&c, fl, DW_TAG_member, lv, 4) == 1);	/* then the null entry */
+	REQUIRE(dw_next_filtered(&cf, &die, want_all, NULL, fl) == 1);
+	CHECK(die.tag == DW_TAG_member && c.p == cf.p && c.depth == cf.depth);
+	CHECK_EQ_U(lv[0].off, 0x1d);
+	CHECK_EQ_U(lv[0].off, die.off);
+	CHECK_EQ_U(lv[0].have, 7);
+	CHECK_STR((const char *)(uintptr_t)lv[0].v[0], "a");
+	CHECK_EQ_U(lv[0].v[1], 0x29);
+	CHECK_EQ_U(lv[0].v[1], dw_ref(f, &die, DW_AT_type));
+	CHECK_EQ_U(lv[0].v[2], 4);
+
+	/* the null entry closing the struct: not a leaf */
+	at = c.p;
+	CHECK(dw_next_leaves(&c, fl, DW_TAG_member, lv, 4) == 0 && c.p == at);
+	/* the base type: its byte_size (kept, not in the shape) and udata form make no leaf */
+	REQUIRE(dw_cursor_at(&c, f, 0x29, &d) == 0);
+	at = c.p;
+	CHECK(dw_next_leaves(&c, fl, DW_TAG_base_type, lv, 4) == 0 && c.p == at);
+	REQUIRE(dw_next_filtered(&c, &die, want_all, NULL, fl) == 1);
+	CHECK(die.tag == DW_TAG_base_type);
+	dw_file_free(f);
+
+	/* a name offset past .debug_str: not a leaf; the filtered walk reports it */
+	memcpy(bad, info_strp, sizeof(bad));
+	bad[0x1e] = 0x7f;
+	REQUIRE((f = open_secs(bad, sizeof(bad), abbrev_strp, sizeof(abbrev_strp), str_strp,
+			       sizeof(str_strp), false, &d)) != NULL);
+	REQUIRE(dw_cursor_at(&c, f, 0x1d, &d) == 0);
+	at = c.p;
+	CHECK(dw_next_leaves(&c, fl, DW_TAG_member, lv, 4) == 0 && c.p == at);
+	CHECK(dw_next_filtered(&c, &die, want_all, NULL, fl) < 0);
+	dw_file_free(f);
+	dw_filter_free(fl);
+
+	/* a shape whose name must be a constant: the member is not one */
+	REQUIRE((fl = dw_filter_new(keep, sizeof(keep) / sizeof(keep[0]))) != NULL);
+	shape.cls[0] = DW_CL_CONST;
+	REQUIRE(dw_filter_add_leaf(fl, &shape) == 0);
+	REQUIRE((f = open_secs(info_strp, sizeof(info_strp), abbrev_strp, sizeof(abbrev_strp),
+			       str_strp, sizeof(str_strp), false, &d)) != NULL);
+	REQUIRE(dw_cursor_at(&c, f, 0x1d, &d) == 0);
+	at = c.p;
+	CHECK(dw_next_leaves(&c, fl, DW_TAG_member, lv, 4) == 0 && c.p == at);
+	dw_file_free(f);
+	dw_filter_free(fl);
+}
+
+/*
  * A unit for decode_filtered_forms:
  *   compile_unit "cu"
  *     variable "v" type decl_line external const_value -3 location low_pc

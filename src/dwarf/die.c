@@ -1001,11 +1001,17 @@ static inline __attribute__((always_inline)) bool
 leaf_values(const struct dctx *x, const struct pspec *ps, const struct plan *pl, const uint8_t *p,
 	    uint64_t *vals, const bool swap)
 {
+	const unsigned n = pl->n;
+	const uint8_t *dst = pl->leaf_dst;
 	unsigned k;
 
-	for (k = 0; k < pl->n; k++)
-		if (!planned_value(x, &ps[k], p, &vals[pl->leaf_dst[k]], swap))
+	for (k = 0; k < n; k++) {
+		uint64_t v;
+
+		if (!planned_value(x, &ps[k], p, &v, swap))
 			return false;
+		vals[dst[k]] = v;
+	}
 	return true;
 }
 

@@ -485,36 +485,47 @@ static struct ir_type *new_type(struct enc_worker *w, const struct dw_die *die, 
 #define FUNC_PARENT (1u << 31)	/* child of an ir_func, not an ir_type */
 
 /*
- * A child of parent (a type, or FUNC_PARENT | a function).  The parent's
- * span (first, n) follows as children come: one run of kids unless the
- * walk interleaves another parent's, then group_children() sorts.
+ * n children of parent (a type, or FUNC_PARENT | a function), zeroed but
+ * for parent and kind.  The parent's span (first, n) follows as children
+ * come: one run of kids unless the walk interleaves another parent's, then
+ * group_children() sorts.
  */
 static inline __attribute__((always_inline)) struct ir_child *
-new_child(struct enc_worker *w, uint32_t parent, enum ir_child_kind k)
+new_children(struct enc_worker *w, uint32_t parent, enum ir_child_kind k, size_t n)
 {
-	uint32_t *first, *n;
+	uint32_t *first, *cnt;
 	struct ir_child *c;
+	size_t i;
 
-	if (VEC_RESERVE(w->kids, w->kids_cap, w->nkids + 1))
+	if (VEC_RESERVE(w->kids, w->kids_cap, w->nkids + n))
 		return NULL;
 	if (parent & FUNC_PARENT) {
 		first = &w->funcs[parent & ~FUNC_PARENT].first;
-		n = &w->funcs[parent & ~FUNC_PARENT].n;
+		cnt = &w->funcs[parent & ~FUNC_PARENT].n;
 	} else {
 		first = &w->types[parent].first;
-		n = &w->types[parent].n;
+		cnt = &w->types[parent].n;
 	}
-	if (!*n)
+	if (!*cnt)
 		*first = (uint32_t)w->nkids;
 	else if (parent != w->last_parent)
 		w->split = true;
-	++*n;
+	*cnt += (uint32_t)n;
 	w->last_parent = parent;
-	c = &w->kids[w->nkids++];
-	memset(c, 0, sizeof(*c));
-	c->parent = parent;
-	c->kind = (uint8_t)k;
+	c = &w->kids[w->nkids];
+	w->nkids += n;
+	memset(c, 0, n * sizeof(*c));
+	for (i = 0; i < n; i++) {
+		c[i].parent = parent;
+		c[i].kind = (uint8_t)k;
+	}
 	return c;
+}
+
+static inline __attribute__((always_inline)) struct ir_child *
+new_child(struct enc_worker *w, uint32_t parent, enum ir_child_kind k)
+{
+	return new_children(w, parent, k, 1);
 }
 
 static bool data_loc(const struct dw_die *die, uint64_t *off)
@@ -1130,6 +1141,7 @@ static inline int leaf_run(struct enc_worker *w, struct dw_cursor *c)
 {
 	int depth = c->depth;	/* of the next DIE */
 	struct dw_leaf_val lv[64];
+	enum ir_child_kind kind;
 	struct ir_child *ch;
 	uint32_t parent;
 	unsigned tag;
@@ -1142,40 +1154,48 @@ static inline int leaf_run(struct enc_worker *w, struct dw_cursor *c)
 	switch (w->types[parent].kind) {
 	case IR_STRUCT: case IR_UNION:
 		tag = DW_TAG_member;
+		kind = CH_MEMBER;
 		break;
 	case IR_PROTO:
 		tag = DW_TAG_formal_parameter;
+		kind = CH_PARAM;
 		break;
 	case IR_ENUM:
 		tag = DW_TAG_enumerator;
+		kind = CH_ENUMERATOR;
 		break;
 	default:
 		return 0;
 	}
 	do {
 		n = dw_next_leaves(c, w->filter, tag, lv, sizeof(lv) / sizeof(lv[0]));
-		for (i = 0; i < n; i++) {
-			const uint64_t *v = lv[i].v;
-			unsigned have = lv[i].have;
+		if (!n)
+			break;
+		if (!(ch = new_children(w, parent, kind, n)))
+			return -ENOMEM;
+		for (i = 0; i < n; i++)
+			ch[i].name = lv[i].have & 1u << LF_NAME ? (const char *)(uintptr_t)lv[i].v[LF_NAME]
+								: NULL;
+		if (kind == CH_MEMBER) {
+			w->types[parent].nmemb += (uint32_t)n;
+			for (i = 0; i < n; i++) {
+				const uint64_t *v = lv[i].v;
+				unsigned have = lv[i].have;
 
-			if (!(ch = new_child(w, parent, tag == DW_TAG_member ? CH_MEMBER
-						       : tag == DW_TAG_enumerator ? CH_ENUMERATOR
-						       : CH_PARAM)))
-				return -ENOMEM;
-			ch->name = have & 1u << LF_NAME ? (const char *)(uintptr_t)v[LF_NAME] : NULL;
-			if (tag == DW_TAG_member) {
-				w->types[parent].nmemb++;
-				ch->ref = have & 1u << LF_TYPE ? v[LF_TYPE] : 0;
-				ch->bit_size = have & 1u << LF_BIT_SIZE ? (uint32_t)v[LF_BIT_SIZE] : 0;
+				ch[i].ref = have & 1u << LF_TYPE ? v[LF_TYPE] : 0;
+				ch[i].bit_size = have & 1u << LF_BIT_SIZE ? (uint32_t)v[LF_BIT_SIZE] : 0;
 				if (have & 1u << LF_DATA_BIT_OFFSET)
-					ch->bit_offset = v[LF_DATA_BIT_OFFSET];
+					ch[i].bit_offset = v[LF_DATA_BIT_OFFSET];
 				else
-					ch->bit_offset = (have & 1u << LF_LOC ? v[LF_LOC] : 0) * 8;
-			} else if (tag == DW_TAG_enumerator) {
-				ch->value = have & 1u << LF_VALUE ? (int64_t)v[LF_VALUE] : 0;
-			} else {
-				ch->die = lv[i].off;
-				ch->ref = have & 1u << LF_TYPE ? v[LF_TYPE] : 0;
+					ch[i].bit_offset = (have & 1u << LF_LOC ? v[LF_LOC] : 0) * 8;
+			}
+		} else if (kind == CH_ENUMERATOR) {
+			for (i = 0; i < n; i++)
+				ch[i].value = lv[i].have & 1u << LF_VALUE ? (int64_t)lv[i].v[LF_VALUE] : 0;
+		} else {
+			for (i = 0; i < n; i++) {
+				ch[i].die = lv[i].off;
+				ch[i].ref = lv[i].have & 1u << LF_TYPE ? lv[i].v[LF_TYPE] : 0;
 			}
 		}
 	} while (n == sizeof(lv) / sizeof(lv[0]));

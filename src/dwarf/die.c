@@ -880,14 +880,7 @@ plan_of(struct dw_filter *fl, const struct dw_abbrevs *t, const struct dw_abbrev
 	return pl;
 }
 
-/*
- * The kept values of a DIE of a planned abbreviation at p, with 8 bytes
- * readable from every value's offset.  No branch per value: the forms
- * alternate from DIE to DIE, and a switch on them (this function's
- * predecessor) mispredicted its indirect jump (vmlinux -j1: conversion
- * 2-4% faster without).  The unit test and the DWARF fuzzer compare the
- * values with the full decoder's.
- */
+/* The value of pspec s of a planned DIE whose values start at p; false: a bad string offset. */
 static inline __attribute__((always_inline)) bool
 planned_value(const struct dctx *x, const struct pspec *s, const uint8_t *p, uint64_t *out,
 	      const bool swap)
@@ -901,6 +894,14 @@ planned_value(const struct dctx *x, const struct pspec *s, const uint8_t *p, uin
 	return true;
 }
 
+/*
+ * The kept values of a DIE of a planned abbreviation at p, with 8 bytes
+ * readable from every value's offset.  No branch per value: the forms
+ * alternate from DIE to DIE, and a switch on them (this function's
+ * predecessor) mispredicted its indirect jump (vmlinux -j1: conversion
+ * 2-4% faster without).  The unit test and the DWARF fuzzer compare the
+ * values with the full decoder's.
+ */
 static inline __attribute__((always_inline)) int
 decode_planned(const struct dctx *x, const struct pspec *ps, unsigned n, const uint8_t *p,
 	       struct dw_die *die, const bool swap)

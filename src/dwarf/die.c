@@ -683,7 +683,8 @@ struct plan {
 	uint32_t first;		/* in pspecs */
 	uint16_t n;
 	uint8_t state;
-	uint8_t leaf_have;	/* a leaf (dw_next_leaves): bit i set if its shape's at[i] is kept */
+	uint8_t leaf_have;	/* a leaf (dw_next_leaves; PLAN_OK only): bit i set if its */
+				/* shape's at[i] is kept; 0: not a leaf */
 	uint8_t leaf_dst[DW_LEAF_MAX];	/* pspec k's value goes to dw_leaf_val.v[leaf_dst[k]] */
 	uint8_t slot[DW_SLOTS];	/* for the planned decode (PLAN_OK) */
 	uint8_t fslot[DW_SLOTS];	/* for the full decoder */
@@ -1044,19 +1045,13 @@ size_t dw_next_leaves(struct dw_cursor *c, struct dw_filter *fl, unsigned tag,
 		const uint8_t *p = c->p;
 		bool ok;
 
-		if (*p < 0x80) {	/* the common one-byte code */
-			code = *p++;
-		} else {
-			code = dw_uleb(&p, c->end);
-			if (p > c->end)
-				break;
-		}
-		if (!code)
+		code = dw_uleb(&p, c->end);
+		if (p > c->end || !code)
 			break;
 		if (code != last) {	/* runs mostly repeat one abbreviation */
 			if (!(ab = dw_abbrev_find(c->x.u->abbrevs, code)) || ab->tag != tag ||
-			    !(pl = plan_of(fl, c->x.u->abbrevs, ab)) || pl->state != PLAN_OK ||
-			    !pl->leaf_have || !has_fixed_size(&c->x, ab))
+			    !(pl = plan_of(fl, c->x.u->abbrevs, ab)) || !pl->leaf_have ||
+			    !has_fixed_size(&c->x, ab))
 				break;
 			last = code;
 		}

@@ -58,9 +58,13 @@ static inline int should_fail(void)
  * same few blocks once per module (dedup's maps over the base's ids), and
  * a kept block costs neither an munmap (a TLB shootdown on every CPU that
  * ran the process) nor the faults of fresh pages; zeroed allocations
- * clear what they ask for.  mem_trim() unmaps the kept blocks.  Off by
- * default: a one-shot run (vmlinux, a dedup) would only hold kept blocks
- * in its RSS while it maps others (+9 MB peak on a dedup of vmlinux x8).
+ * clear what they ask for.  A request bigger than every kept block takes
+ * the largest and grows it (only the rest is fresh).  mem_trim() unmaps
+ * the kept blocks.  Off by default: a one-shot run (a dedup) would only
+ * hold kept blocks in its RSS while it maps others (+9 MB peak on a dedup
+ * of vmlinux x8); a kernel image's encode keeps them from the end of its
+ * conversion to the end of its dedup (encode.c), when the blocks freed are
+ * the ones asked for next.
  * In a batch this also keeps the address ranges of huge-page blocks out
  * of reuse by the module files it maps while other threads free (see
  * ARCHITECTURE.md, Memory).
@@ -131,8 +135,9 @@ static inline int maybe_big(const void *p)
 }
 
 /*
- * A kept block of at least len bytes (best fit), taken out of the pool,
- * its length in *got; big_lock held.
+ * A kept block taken out of the pool, its length in *got: the smallest of
+ * at least len bytes, else the largest (the caller grows it: its pages
+ * are still fewer fresh ones); big_lock held.
  */
 static void *pool_take(size_t len, size_t *got)
 {
@@ -140,9 +145,13 @@ static void *pool_take(size_t len, size_t *got)
 	size_t i;
 	void *p;
 
-	for (i = 0; i < POOL_SLOTS; i++)
-		if (pool[i].p && pool[i].len >= len && (!best || pool[i].len < best->len))
+	for (i = 0; i < POOL_SLOTS; i++) {
+		if (!pool[i].p)
+			continue;
+		if (!best || (best->len < len ? pool[i].len > best->len
+					      : pool[i].len >= len && pool[i].len < best->len))
 			best = &pool[i];
+	}
 	if (!best)
 		return NULL;
 	p = best->p;
@@ -169,13 +178,15 @@ static int pool_put(void *p, size_t len)
 	return 0;
 }
 
+static int big_resize(void *p, size_t n, void **out);
+
 /*
  * A big block of at least n bytes, the first n zeroed if zero is set, or
  * NULL (the caller falls back to malloc).
  */
 static void *big_alloc(size_t n, int zero)
 {
-	size_t len;
+	size_t len, got = 0;
 	struct big *b;
 	void *p = NULL;
 
@@ -184,12 +195,24 @@ static void *big_alloc(size_t n, int zero)
 	len = hpage_round(n);
 	pthread_mutex_lock(&big_lock);
 	b = big_find(NULL);
-	if (b && (p = pool_take(len, &b->len)) != NULL)
+	if (b && (p = pool_take(len, &got)) != NULL) {
 		b->p = p;
+		b->len = got;
+	}
 	pthread_mutex_unlock(&big_lock);
 	if (p) {
+		void *np;
+
+		if (got < len) {	/* grown by fresh pages, which are zero */
+			big_resize(p, n, &np);
+			if (!np) {
+				big_resize(p, 0, &np);	/* back to the pool */
+				return NULL;
+			}
+			p = np;
+		}
 		if (zero)
-			memset(p, 0, n);
+			memset(p, 0, got < n ? got : n);
 		return p;
 	}
 	if (!b || !(p = map_aligned(len)))
@@ -359,7 +382,8 @@ int mem_grow(void **data, size_t *cap, size_t elem, size_t need)
 	return 0;
 }
 
-void mem_trim(void)
+/* Unmap the kept big blocks. */
+static void pool_release(void)
 {
 	struct big kept[POOL_SLOTS];
 	size_t i;
@@ -372,14 +396,23 @@ void mem_trim(void)
 	for (i = 0; i < POOL_SLOTS; i++)
 		if (kept[i].p)
 			munmap(kept[i].p, kept[i].len);
+}
+
+void mem_trim(void)
+{
+	pool_release();
 	malloc_trim(0);
 }
 
-void mem_keep_freed(size_t bytes)
+size_t mem_keep_freed(size_t bytes)
 {
+	size_t was;
+
 	pthread_mutex_lock(&big_lock);
+	was = pool_limit;
 	pool_limit = bytes;
 	pthread_mutex_unlock(&big_lock);
 	if (!bytes)
-		mem_trim();
+		pool_release();
+	return was;
 }

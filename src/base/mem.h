@@ -47,9 +47,10 @@ void mem_trim(void);
  * Keep freed big blocks (up to bytes in all, 16 MiB each) for reuse
  * instead of unmapping them; 0 (the default) stops that and unmaps the
  * kept ones.  For runs that free and ask for the same blocks again and
- * again (a batch of modules); see mem.c.
+ * again (a batch of modules), or whose next step asks for as much as the
+ * last one frees; see mem.c.  Returns the previous limit.
  */
-void mem_keep_freed(size_t bytes);
+size_t mem_keep_freed(size_t bytes);
 
 /*
  * Grow *data (an array of elem-sized items with capacity *cap) so that it

@@ -18,6 +18,8 @@
 #define PERCPU_SECTION ".data..percpu"
 /* Units from which an input is a kernel image: per-position tables pay, its pages count. */
 #define MANY_UNITS 64
+/* freed big blocks kept, after the conversion, for the index and dedup */
+#define KEEP_FOR_DEDUP (64ul << 20)
 /* Units from which an output without base starts its strings as .debug_str (btf_encode). */
 #define SEED_STR_UNITS 1024
 
@@ -792,6 +794,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	struct run r = { 0 };
 	struct enc_syms syms;
 	double t0 = clock_now(), t1, t2;
+	size_t keep_was = 0;
+	bool keeping = false;
 	int err;
 
 	*out = NULL;
@@ -913,8 +917,16 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	 * strings, location list tables, unit boundaries).  A module's are
 	 * few, and an in-place write would read them back.
 	 */
-	if (many_units)
+	if (many_units) {
+		/*
+		 * Its abbreviation tables' blocks (vmlinux: 3 x 16 MB) are freed
+		 * just before the id index and dedup's maps ask for as much:
+		 * keep them for those rather than clear as many fresh pages.
+		 */
+		keep_was = mem_keep_freed(KEEP_FOR_DEDUP);
+		keeping = true;
 		dwarf_input_done(in);
+	}
 	if ((err = btf_build_index(r.out, jobs))) {
 		*d = *btf_error(r.out);
 		goto out;
@@ -939,6 +951,10 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		if ((err = btf_dedup(r.out, &dop, d)))
 			goto out;
 	}
+	if (keeping) {	/* dedup has its blocks: unmap what it did not take */
+		mem_keep_freed(keep_was);
+		keeping = false;
+	}
 	/*
 	 * The kernel refuses BTF with more types than ids it can address
 	 * (--no-dedup output is for tools, e.g. dedup benchmarks, not kernels).
@@ -956,6 +972,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	*out = r.out;
 	r.out = NULL;
 out:
+	if (keeping)
+		mem_keep_freed(keep_was);
 	if (r.slots)
 		for (i = 0; i < r.nslots; i++)
 			cu_frag_free(&r.slots[i]);

@@ -257,6 +257,33 @@ TEST(mem_big_blocks_reused_zeroed)
 	mem_keep_freed(0);
 }
 
+/*
+ * A request bigger than every kept block grows the largest one: its kept
+ * part comes back zeroed as well as the fresh part, and all of it works.
+ */
+TEST(mem_big_block_reused_grown)
+{
+	size_t small = (size_t)6 << 20, n = (size_t)11 << 20, i, bad = 0;
+	unsigned char *p, *q;
+
+	CHECK_EQ_U(mem_keep_freed((size_t)32 << 20), 0);
+	p = mem_alloc(small);
+	REQUIRE(p != NULL);
+	memset(p, 0xa5, small);
+	mem_free(p);
+	q = mem_zalloc(n);
+	REQUIRE(q != NULL);
+	for (i = 0; i < n; i++)
+		bad += q[i] != 0;
+	CHECK_EQ_U(bad, 0);
+	memset(q, 0x5a, n);
+	q = mem_realloc(q, n + ((size_t)3 << 20));
+	REQUIRE(q != NULL);
+	CHECK_EQ_U(q[n - 1], 0x5a);
+	mem_free(q);
+	CHECK_EQ_U(mem_keep_freed(0), (size_t)32 << 20);
+}
+
 TEST(strset_borrow_indexes_in_place_and_copies_on_add)
 {
 	static const char sec[] = "\0int\0long\0int\0";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "base/arena.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 struct arena_chunk {
 	struct arena_chunk *next;
 	size_t size;
+	size_t used;		/* once a newer chunk is the head */
 	_Alignas(16) char data[];
 };
 
@@ -22,9 +24,11 @@ void arena_free(struct arena *a)
 {
 	struct arena_chunk *c = a->head, *n;
 
+	/* the bytes never handed out were never written: kept blocks (mem.c) need not clear them */
 	for (; c; c = n) {
 		n = c->next;
-		mem_free(c);
+		mem_free_written(c, offsetof(struct arena_chunk, data) +
+					    (c == a->head ? (size_t)(a->cur - c->data) : c->used));
 	}
 	a->head = NULL;
 	a->cur = a->end = NULL;
@@ -53,6 +57,8 @@ void *arena_alloc(struct arena *a, size_t n)
 	if (!c)
 		return NULL;
 	c->size = sz;
+	if (a->head)
+		a->head->used = (size_t)(a->cur - a->head->data);
 	c->next = a->head;
 	a->head = c;
 	a->total += sz;

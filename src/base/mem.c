@@ -59,12 +59,12 @@ static inline int should_fail(void)
  * a kept block costs neither an munmap (a TLB shootdown on every CPU that
  * ran the process) nor the faults of fresh pages; zeroed allocations
  * clear what they ask for.  A request bigger than every kept block takes
- * the largest and grows it (only the rest is fresh).  mem_trim() unmaps
- * the kept blocks.  Off by default: a one-shot run (a dedup) would only
- * hold kept blocks in its RSS while it maps others (+9 MB peak on a dedup
- * of vmlinux x8); a kernel image's encode keeps them from the end of its
- * conversion to the end of its dedup (encode.c), when the blocks freed are
- * the ones asked for next.
+ * the largest and grows it (only the rest is fresh).  mem_release_kept()
+ * and mem_trim() unmap the kept blocks.  Off by default: a one-shot run (a
+ * dedup) would only hold kept blocks in its RSS while it maps others (+9
+ * MB peak on a dedup of vmlinux x8); a kernel image's encode keeps the
+ * blocks its DWARF reader frees after the conversion, which its index and
+ * dedup's maps ask for next (encode.c).
  * In a batch this also keeps the address ranges of huge-page blocks out
  * of reuse by the module files it maps while other threads free (see
  * ARCHITECTURE.md, Memory).
@@ -88,6 +88,7 @@ static inline int should_fail(void)
 struct big {
 	void *p;
 	size_t len;		/* mapped bytes, a multiple of HPAGE */
+	size_t dirty;		/* bytes from the start that may not be zero, before the owner's */
 };
 static struct big big_reg[BIG_SLOTS];
 static struct big pool[POOL_SLOTS];	/* freed blocks kept for reuse; big_lock */
@@ -139,7 +140,7 @@ static inline int maybe_big(const void *p)
  * at least len bytes, else the largest (the caller grows it: its pages
  * are still fewer fresh ones); big_lock held.
  */
-static void *pool_take(size_t len, size_t *got)
+static void *pool_take(size_t len, size_t *got, size_t *dirty)
 {
 	struct big *best = NULL;
 	size_t i;
@@ -156,13 +157,14 @@ static void *pool_take(size_t len, size_t *got)
 		return NULL;
 	p = best->p;
 	*got = best->len;
+	*dirty = best->dirty;
 	pool_bytes -= best->len;
 	best->p = NULL;
 	return p;
 }
 
 /* Keep a freed block for reuse; 0 if it does not fit (the caller unmaps it). big_lock held. */
-static int pool_put(void *p, size_t len)
+static int pool_put(void *p, size_t len, size_t dirty)
 {
 	size_t i;
 
@@ -172,13 +174,14 @@ static int pool_put(void *p, size_t len)
 		if (!pool[i].p) {
 			pool[i].p = p;
 			pool[i].len = len;
+			pool[i].dirty = dirty < len ? dirty : len;
 			pool_bytes += len;
 			return 1;
 		}
 	return 0;
 }
 
-static int big_resize(void *p, size_t n, void **out);
+static int big_resize(void *p, size_t n, size_t written, void **out);
 
 /*
  * A big block of at least n bytes, the first n zeroed if zero is set, or
@@ -186,7 +189,7 @@ static int big_resize(void *p, size_t n, void **out);
  */
 static void *big_alloc(size_t n, int zero)
 {
-	size_t len, got = 0;
+	size_t len, got = 0, dirty = 0;
 	struct big *b;
 	void *p = NULL;
 
@@ -195,24 +198,26 @@ static void *big_alloc(size_t n, int zero)
 	len = hpage_round(n);
 	pthread_mutex_lock(&big_lock);
 	b = big_find(NULL);
-	if (b && (p = pool_take(len, &got)) != NULL) {
+	if (b && (p = pool_take(len, &got, &dirty)) != NULL) {
 		b->p = p;
 		b->len = got;
+		/* what a zeroed allocation leaves as it was (past n), or all */
+		b->dirty = !zero ? dirty : dirty > n ? dirty : 0;
 	}
 	pthread_mutex_unlock(&big_lock);
 	if (p) {
 		void *np;
 
 		if (got < len) {	/* grown by fresh pages, which are zero */
-			big_resize(p, n, &np);
+			big_resize(p, n, 0, &np);
 			if (!np) {
-				big_resize(p, 0, &np);	/* back to the pool */
+				big_resize(p, 0, dirty, &np);	/* back to the pool */
 				return NULL;
 			}
 			p = np;
 		}
-		if (zero)
-			memset(p, 0, got < n ? got : n);
+		if (zero)	/* the rest was never written: leave its pages be */
+			memset(p, 0, dirty < n ? dirty : n);
 		return p;
 	}
 	if (!b || !(p = map_aligned(len)))
@@ -222,6 +227,7 @@ static void *big_alloc(size_t n, int zero)
 	if (b) {
 		b->p = p;
 		b->len = len;
+		b->dirty = 0;
 	}
 	pthread_mutex_unlock(&big_lock);
 	if (!b) {
@@ -232,10 +238,11 @@ static void *big_alloc(size_t n, int zero)
 }
 
 /*
- * If p is a big block: resize it to at least n bytes (n 0: free it), put
- * the result in *out (NULL on failure) and return 1.  Else return 0.
+ * If p is a big block: resize it to at least n bytes (n 0: free it, of
+ * which only the first written bytes may not be zero), put the result in
+ * *out (NULL on failure) and return 1.  Else return 0.
  */
-static int big_resize(void *p, size_t n, void **out)
+static int big_resize(void *p, size_t n, size_t written, void **out)
 {
 	struct big *b;
 	size_t len, old;
@@ -249,7 +256,7 @@ static int big_resize(void *p, size_t n, void **out)
 	old = b ? b->len : 0;
 	if (b && n == 0) {
 		b->p = NULL;
-		kept = pool_put(p, old);
+		kept = pool_put(p, old, written > b->dirty ? written : b->dirty);
 	}
 	pthread_mutex_unlock(&big_lock);
 	if (!b)
@@ -328,7 +335,7 @@ void *mem_realloc(void *p, size_t n)
 
 	if (should_fail())
 		return NULL;
-	if (big_resize(p, n ? n : 1, &np))
+	if (big_resize(p, n ? n : 1, 0, &np))
 		return np;
 	/* a malloc block growing big moves into a big block */
 	if (n >= BIG_MIN && (np = big_alloc(n, 0))) {
@@ -345,9 +352,14 @@ void *mem_realloc(void *p, size_t n)
 
 void mem_free(void *p)
 {
+	mem_free_written(p, SIZE_MAX);
+}
+
+void mem_free_written(void *p, size_t written)
+{
 	void *unused;
 
-	if (big_resize(p, 0, &unused))
+	if (big_resize(p, 0, written, &unused))
 		return;
 	free(p);
 }
@@ -382,8 +394,7 @@ int mem_grow(void **data, size_t *cap, size_t elem, size_t need)
 	return 0;
 }
 
-/* Unmap the kept big blocks. */
-static void pool_release(void)
+void mem_release_kept(void)
 {
 	struct big kept[POOL_SLOTS];
 	size_t i;
@@ -400,7 +411,7 @@ static void pool_release(void)
 
 void mem_trim(void)
 {
-	pool_release();
+	mem_release_kept();
 	malloc_trim(0);
 }
 
@@ -412,7 +423,5 @@ size_t mem_keep_freed(size_t bytes)
 	was = pool_limit;
 	pool_limit = bytes;
 	pthread_mutex_unlock(&big_lock);
-	if (!bytes)
-		pool_release();
 	return was;
 }

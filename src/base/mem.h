@@ -21,6 +21,8 @@ void *mem_zalloc(size_t n);
 void *mem_realloc(void *p, size_t n);
 void *mem_array(size_t nmemb, size_t size);	/* zeroed, overflow-checked */
 void mem_free(void *p);
+/* mem_free() of a block whose bytes past the first written were never written. */
+void mem_free_written(void *p, size_t written);
 char *mem_strdup(const char *s);
 
 /*
@@ -44,13 +46,17 @@ unsigned long mem_alloc_count(void);
 void mem_trim(void);
 
 /*
- * Keep freed big blocks (up to bytes in all, 16 MiB each) for reuse
- * instead of unmapping them; 0 (the default) stops that and unmaps the
- * kept ones.  For runs that free and ask for the same blocks again and
- * again (a batch of modules), or whose next step asks for as much as the
- * last one frees; see mem.c.  Returns the previous limit.
+ * Keep big blocks freed from now on (up to bytes in all, 16 MiB each) for
+ * reuse instead of unmapping them; 0 (the default) stops that, and blocks
+ * kept so far stay until handed out again or mem_release_kept().  For
+ * runs that free and ask for the same blocks again and again (a batch of
+ * modules), or whose next step asks for as much as the last one frees;
+ * see mem.c.  Returns the previous limit.
  */
 size_t mem_keep_freed(size_t bytes);
+
+/* Unmap the kept big blocks. */
+void mem_release_kept(void);
 
 /*
  * Grow *data (an array of elem-sized items with capacity *cap) so that it

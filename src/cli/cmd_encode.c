@@ -226,6 +226,7 @@ static int run_batch(char **paths, size_t n, const char *outdir, const struct bt
 	for (i = 0; i < jobs; i++)
 		enc_worker_free(b.workers[i]);
 	mem_keep_freed(0);
+	mem_trim();
 	if (b.progress)
 		fputc('\n', stderr);
 	for (i = 0; i < n; i++) {

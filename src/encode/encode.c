@@ -794,8 +794,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	struct run r = { 0 };
 	struct enc_syms syms;
 	double t0 = clock_now(), t1, t2;
-	size_t keep_was = 0;
-	bool keeping = false;
+	bool release_kept = false;
 	int err;
 
 	*out = NULL;
@@ -919,13 +918,16 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	 */
 	if (many_units) {
 		/*
-		 * Its abbreviation tables' blocks (vmlinux: 3 x 16 MB) are freed
-		 * just before the id index and dedup's maps ask for as much:
-		 * keep them for those rather than clear as many fresh pages.
+		 * Its abbreviation tables' blocks (vmlinux: 3 x 16 MB) go just
+		 * before the id index and dedup's maps ask for as much: keep
+		 * them for those rather than clear as many fresh pages (and only
+		 * them: a block kept later would only add to dedup's peak).
 		 */
-		keep_was = mem_keep_freed(KEEP_FOR_DEDUP);
-		keeping = true;
+		size_t was = mem_keep_freed(KEEP_FOR_DEDUP);
+
 		dwarf_input_done(in);
+		mem_keep_freed(was);
+		release_kept = !was;
 	}
 	if ((err = btf_build_index(r.out, jobs))) {
 		*d = *btf_error(r.out);
@@ -951,9 +953,9 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		if ((err = btf_dedup(r.out, &dop, d)))
 			goto out;
 	}
-	if (keeping) {	/* dedup has its blocks: unmap what it did not take */
-		mem_keep_freed(keep_was);
-		keeping = false;
+	if (release_kept) {	/* what the index and dedup did not take */
+		mem_release_kept();
+		release_kept = false;
 	}
 	/*
 	 * The kernel refuses BTF with more types than ids it can address
@@ -972,8 +974,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	*out = r.out;
 	r.out = NULL;
 out:
-	if (keeping)
-		mem_keep_freed(keep_was);
+	if (release_kept)
+		mem_release_kept();
 	if (r.slots)
 		for (i = 0; i < r.nslots; i++)
 			cu_frag_free(&r.slots[i]);

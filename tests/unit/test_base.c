@@ -255,6 +255,7 @@ TEST(mem_big_blocks_reused_zeroed)
 		mem_free(p);
 	}
 	mem_keep_freed(0);
+	mem_release_kept();
 }
 
 /*
@@ -282,6 +283,42 @@ TEST(mem_big_block_reused_grown)
 	CHECK_EQ_U(q[n - 1], 0x5a);
 	mem_free(q);
 	CHECK_EQ_U(mem_keep_freed(0), (size_t)32 << 20);
+	mem_release_kept();
+}
+
+/*
+ * A kept block is cleared only as far as it may have been written: what
+ * its last owner says it wrote, but never less than what it got dirty.
+ */
+TEST(mem_kept_block_cleared_as_far_as_written)
+{
+	size_t n = (size_t)6 << 20, i, bad = 0;
+	unsigned char *p, *q, *r;
+
+	mem_keep_freed((size_t)32 << 20);
+	p = mem_alloc(n);
+	REQUIRE(p != NULL);
+	memset(p, 0xa5, n);
+	mem_free(p);			/* kept, all of it dirty */
+	q = mem_alloc(n);		/* not cleared: the next owner of the dirt */
+	REQUIRE(q != NULL);
+	memset(q, 0x5a, (size_t)1 << 20);
+	mem_free_written(q, (size_t)1 << 20);
+	r = mem_zalloc(n);
+	REQUIRE(r != NULL);
+	for (i = 0; i < n; i++)
+		bad += r[i] != 0;
+	CHECK_EQ_U(bad, 0);
+	memset(r, 0x33, (size_t)2 << 20);
+	mem_free_written(r, (size_t)2 << 20);	/* written: 2 MiB, the rest zero */
+	r = mem_zalloc(n);
+	REQUIRE(r != NULL);
+	for (i = 0, bad = 0; i < n; i++)
+		bad += r[i] != 0;
+	CHECK_EQ_U(bad, 0);
+	mem_free(r);
+	mem_keep_freed(0);
+	mem_release_kept();
 }
 
 TEST(strset_borrow_indexes_in_place_and_copies_on_add)

@@ -219,11 +219,21 @@ TEST(mem_big_blocks)
 		mem_free(many[i]);
 }
 
+/* How many of p's n bytes are not zero. */
+static size_t nonzero_bytes(const unsigned char *p, size_t n)
+{
+	size_t i, bad = 0;
+
+	for (i = 0; i < n; i++)
+		bad += p[i] != 0;
+	return bad;
+}
+
 /* Kept big blocks are handed out again: zeroed allocations still come back zero. */
 TEST(mem_big_blocks_reused_zeroed)
 {
 	size_t sizes[] = { (size_t)5 << 20, (size_t)6 << 20, (size_t)12 << 20 };
-	size_t k, i, bad = 0;
+	size_t k, bad = 0;
 
 	mem_keep_freed((size_t)32 << 20);
 	for (k = 0; k < 3; k++) {
@@ -235,14 +245,12 @@ TEST(mem_big_blocks_reused_zeroed)
 		mem_free(p);
 		q = mem_zalloc(n);
 		REQUIRE(q != NULL);
-		for (i = 0; i < n; i++)
-			bad += q[i] != 0;
+		bad += nonzero_bytes(q, n);
 		memset(q, 0x5a, n);
 		mem_free(q);
 		r = mem_array(n / 4, 4);
 		REQUIRE(r != NULL);
-		for (i = 0; i < n; i++)
-			bad += r[i] != 0;
+		bad += nonzero_bytes(r, n);
 		mem_free(r);
 	}
 	CHECK_EQ_U(bad, 0);
@@ -264,7 +272,7 @@ TEST(mem_big_blocks_reused_zeroed)
  */
 TEST(mem_big_block_reused_grown)
 {
-	size_t small = (size_t)6 << 20, n = (size_t)11 << 20, i, bad = 0;
+	size_t small = (size_t)6 << 20, n = (size_t)11 << 20;
 	unsigned char *p, *q;
 
 	CHECK_EQ_U(mem_keep_freed((size_t)32 << 20), 0);
@@ -274,9 +282,7 @@ TEST(mem_big_block_reused_grown)
 	mem_free(p);
 	q = mem_zalloc(n);
 	REQUIRE(q != NULL);
-	for (i = 0; i < n; i++)
-		bad += q[i] != 0;
-	CHECK_EQ_U(bad, 0);
+	CHECK_EQ_U(nonzero_bytes(q, n), 0);
 	memset(q, 0x5a, n);
 	q = mem_realloc(q, n + ((size_t)3 << 20));
 	REQUIRE(q != NULL);
@@ -292,7 +298,7 @@ TEST(mem_big_block_reused_grown)
  */
 TEST(mem_kept_block_cleared_as_far_as_written)
 {
-	size_t n = (size_t)6 << 20, i, bad = 0;
+	size_t n = (size_t)6 << 20;
 	unsigned char *p, *q, *r;
 
 	mem_keep_freed((size_t)32 << 20);
@@ -306,16 +312,12 @@ TEST(mem_kept_block_cleared_as_far_as_written)
 	mem_free_written(q, (size_t)1 << 20);
 	r = mem_zalloc(n);
 	REQUIRE(r != NULL);
-	for (i = 0; i < n; i++)
-		bad += r[i] != 0;
-	CHECK_EQ_U(bad, 0);
+	CHECK_EQ_U(nonzero_bytes(r, n), 0);
 	memset(r, 0x33, (size_t)2 << 20);
 	mem_free_written(r, (size_t)2 << 20);	/* written: 2 MiB, the rest zero */
 	r = mem_zalloc(n);
 	REQUIRE(r != NULL);
-	for (i = 0, bad = 0; i < n; i++)
-		bad += r[i] != 0;
-	CHECK_EQ_U(bad, 0);
+	CHECK_EQ_U(nonzero_bytes(r, n), 0);
 	mem_free(r);
 	mem_keep_freed(0);
 	mem_release_kept();

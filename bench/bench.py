@@ -74,11 +74,17 @@ def bench_dwarf(a):
     print(f"  ratio 1 thread/2 threads:        {d1 / d2:5.2f}x   (target >= 1.7)")
 
 
-def bench_dedup(a):
-    """btfc dedup vs libbpf 1.1.2 btf__dedup on two big blobs (whole processes)."""
+def libbpf_oracle(a):
+    """The test tool that runs the system libbpf's btf__dedup, built if missing."""
     oracle = os.path.join(a.build, "libbpf-oracle")
     if not os.path.exists(oracle):
         subprocess.run(["make", "-s", f"O={a.build}", oracle], check=True)
+    return oracle
+
+
+def bench_dedup(a):
+    """btfc dedup vs libbpf 1.1.2 btf__dedup on two big blobs (whole processes)."""
+    oracle = libbpf_oracle(a)
     v = os.path.join(a.corpus, "vmlinux.btf")
     tmp = tempfile.mkdtemp(prefix="btfc-bench-dedup.")
     x8 = os.path.join(tmp, "x8.btf")
@@ -210,9 +216,7 @@ def serial_floor(a, v, tmp, stats, pahole_wall):
     serial = sum(ph.get(k, 0.0) for k in ("prims", "structs", "fwds", "refs"))
     print(f"  serial at -j2: read {ph.get('read', 0.0):.3f} s + dedup's prims, structs, fwds "
           f"and refs {serial:.3f} s; the 6x wall budget is pahole/6 = {pahole_wall / 6:.3f} s")
-    oracle = os.path.join(a.build, "libbpf-oracle")
-    if not os.path.exists(oracle):
-        subprocess.run(["make", "-s", f"O={a.build}", oracle], check=True)
+    oracle = libbpf_oracle(a)
     nd, out = os.path.join(tmp, "merged.btf"), os.path.join(tmp, "libbpf.btf")
     subprocess.run([a.btfc, "encode", "--no-dedup", v, "-o", nd], check=True)
     secs = []

@@ -173,6 +173,39 @@ check_fails "in place: corrupt DWARF fails" "bad.o: .debug_info unit 0x0: DIE 0x
 check "in place: failed encode leaves the input byte-identical" cmp "$WORK/bad.o" "$WORK/bad-copy.o"
 [ -z "$(ls "$WORK"/bad.o.* 2>/dev/null)" ] && pass "no temp file left behind" || fail "temp file left behind"
 
+# Outputs that are not plain files.  A FIFO (like /dev/null) is written
+# directly, never renamed over: it must still be a FIFO afterwards.  A
+# symlink is followed: the target is replaced (mode kept), the link stays.
+fifo_out() { # fifo_out EXPECTED CMD...: CMD writes EXPECTED's bytes into a FIFO
+	local exp=$1; shift
+	rm -f "$WORK/out.fifo" "$WORK/fifo.got"; mkfifo "$WORK/out.fifo" || return 1
+	# (a writer that renames over the FIFO never opens it: the reader times out)
+	timeout 20 cat "$WORK/out.fifo" > "$WORK/fifo.got" & local reader=$!
+	"$@" -o "$WORK/out.fifo" || { kill $reader 2>/dev/null; wait $reader; return 1; }
+	wait $reader && [ -p "$WORK/out.fifo" ] && cmp "$WORK/fifo.got" "$exp"
+}
+check "output to a FIFO: encode writes into it, FIFO kept" fifo_out "$WORK/ip.det" "$BTFC" encode "$WORK/ip-orig.o"
+check "output to a FIFO: convert" fifo_out "$WORK/ip.det" "$BTFC" convert "$WORK/ip.det"
+"$BTFC" dedup "$WORK/ip.det" -o "$WORK/ip.dd"
+check "output to a FIFO: dedup" fifo_out "$WORK/ip.dd" "$BTFC" dedup "$WORK/ip.det"
+out_link() {
+	rm -f "$WORK/out-target.btf" "$WORK/out-link.btf"
+	echo old > "$WORK/out-target.btf"; chmod 604 "$WORK/out-target.btf"
+	ln -s out-target.btf "$WORK/out-link.btf" &&
+	"$BTFC" encode "$WORK/ip-orig.o" -o "$WORK/out-link.btf" && [ -L "$WORK/out-link.btf" ] &&
+	cmp "$WORK/out-target.btf" "$WORK/ip.det" && [ "$(stat -c %a "$WORK/out-target.btf")" = 604 ]
+}
+check "output through a symlink: target replaced, link and mode kept" out_link
+inplace_link() {
+	rm -f "$WORK/ipl.o" "$WORK/ipl-link.o"; cp "$WORK/ip-orig.o" "$WORK/ipl.o"
+	ln -s ipl.o "$WORK/ipl-link.o" && "$BTFC" encode "$WORK/ipl-link.o" && [ -L "$WORK/ipl-link.o" ] &&
+	objcopy --dump-section .BTF="$WORK/ipl.sec" "$WORK/ipl.o" "$WORK/junk" 2>/dev/null &&
+	cmp "$WORK/ipl.sec" "$WORK/ip.det"
+}
+check "in place through a symlink: the target gets .BTF, the link stays" inplace_link
+mkdir -p "$WORK/outdir"
+check_fails "output is a directory: one-line error" "outdir: is a directory" "$BTFC" encode "$WORK/ip-orig.o" -o "$WORK/outdir"
+
 # The kernel corpus.
 if C=$(BTFC_NO_FETCH=${BTFC_NO_FETCH:-} "$ROOT/scripts/corpus.sh" 2>/dev/null); then
 	check "encode vmlinux" "$BTFC" encode -j2 "$C/vmlinux" -o "$WORK/vmlinux.btf"

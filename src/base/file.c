@@ -1,60 +1,98 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "base/file.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/mem.h"
 
-int file_tmp_open(const char *path, char **tmp_name, int *fd, struct diag *d)
+static void file_out_clear(struct file_out *o)
 {
-	size_t n = strlen(path) + 16;
-	char *tmp = mem_alloc(n);
+	mem_free(o->tmp);
+	mem_free(o->dest);
+	o->tmp = o->dest = NULL;
+	o->fd = -1;
+}
 
-	*tmp_name = NULL;
-	*fd = -1;
-	if (!tmp)
+int file_out_open(struct file_out *o, const char *path, struct diag *d)
+{
+	struct stat st;
+	char *real;
+	size_t n;
+	int e;
+
+	o->fd = -1;
+	o->tmp = o->dest = NULL;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return diag_err(d, EISDIR, "%s: is a directory", path);
+		o->fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (o->fd < 0) {
+			e = errno;
+			return diag_err(d, e, "%s: cannot open for writing: %s", path, strerror(e));
+		}
+		return 0;
+	}
+	/* A dangling symlink or a new path: the path itself. */
+	real = realpath(path, NULL);
+	n = strlen(real ? real : path) + 16;
+	o->dest = mem_alloc(n);
+	o->tmp = mem_alloc(n);
+	if (!o->dest || !o->tmp) {
+		free(real);
+		file_out_clear(o);
 		return diag_err(d, ENOMEM, "%s: out of memory", path);
-	snprintf(tmp, n, "%s.XXXXXX", path);
-	*fd = mkstemp(tmp);
-	if (*fd < 0) {
-		int e = errno;
-
-		mem_free(tmp);
+	}
+	snprintf(o->dest, n, "%s", real ? real : path);
+	free(real);
+	snprintf(o->tmp, n, "%s.XXXXXX", o->dest);
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (o->fd < 0) {
+		e = errno;
+		file_out_clear(o);
 		return diag_err(d, e, "%s: cannot create a temporary file next to it: %s", path,
 				strerror(e));
 	}
-	*tmp_name = tmp;
 	return 0;
 }
 
-void file_tmp_abort(char *tmp_name, int fd)
+void file_out_abort(struct file_out *o)
 {
-	if (fd >= 0)
-		close(fd);
-	if (tmp_name) {
-		unlink(tmp_name);
-		mem_free(tmp_name);
-	}
+	if (o->fd >= 0)
+		close(o->fd);
+	if (o->tmp)
+		unlink(o->tmp);
+	file_out_clear(o);
 }
 
-int file_tmp_commit(const char *path, char *tmp_name, int fd, struct diag *d)
+int file_out_commit(struct file_out *o, const char *path, struct diag *d)
 {
 	struct stat st;
 	mode_t mask;
 	int e;
 
-	if (stat(path, &st) == 0) {
-		if (fchmod(fd, st.st_mode & 07777) == 0 && fchown(fd, st.st_uid, st.st_gid)) {
+	if (!o->tmp) {
+		if (close(o->fd) < 0) {
+			e = errno;
+			file_out_clear(o);
+			return diag_err(d, e, "%s: writing failed: %s", path, strerror(e));
+		}
+		file_out_clear(o);
+		return 0;
+	}
+	if (stat(o->dest, &st) == 0) {
+		if (fchmod(o->fd, st.st_mode & 07777) == 0 && fchown(o->fd, st.st_uid, st.st_gid)) {
 			/* ownership is kept only where permitted */
 		}
 	} else {
 		mask = umask(0);
 		umask(mask);
-		if (fchmod(fd, 0644 & ~mask)) {
+		if (fchmod(o->fd, 0644 & ~mask)) {
 			/* the mkstemp mode (0600) stays */
 		}
 	}
@@ -66,41 +104,43 @@ int file_tmp_commit(const char *path, char *tmp_name, int fd, struct diag *d)
 	 * module was a tenth of a small module's run.  close still reports
 	 * deferred write errors (NFS).
 	 */
-	if (close(fd) < 0) {
+	if (close(o->fd) < 0) {
 		e = errno;
-		file_tmp_abort(tmp_name, -1);
+		o->fd = -1;
+		file_out_abort(o);
 		return diag_err(d, e, "%s: writing failed: %s", path, strerror(e));
 	}
-	if (rename(tmp_name, path) < 0) {
+	o->fd = -1;
+	if (rename(o->tmp, o->dest) < 0) {
 		e = errno;
-		file_tmp_abort(tmp_name, -1);
+		file_out_abort(o);
 		return diag_err(d, e, "%s: cannot replace it: %s", path, strerror(e));
 	}
-	mem_free(tmp_name);
+	file_out_clear(o);
 	return 0;
 }
 
 int file_write_atomic(const char *path, const void *data, size_t len, struct diag *d)
 {
 	const char *p = data;
-	char *tmp;
-	int fd, err;
+	struct file_out o;
+	int err;
 
-	if ((err = file_tmp_open(path, &tmp, &fd, d)))
+	if ((err = file_out_open(&o, path, d)))
 		return err;
 	while (len) {
-		ssize_t w = write(fd, p, len);
+		ssize_t w = write(o.fd, p, len);
 
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
 			int e = w < 0 ? errno : EIO;
 
-			file_tmp_abort(tmp, fd);
+			file_out_abort(&o);
 			return diag_err(d, e, "%s: writing failed: %s", path, strerror(e));
 		}
 		p += w;
 		len -= (size_t)w;
 	}
-	return file_tmp_commit(path, tmp, fd, d);
+	return file_out_commit(&o, path, d);
 }

@@ -5,18 +5,26 @@
 #include "base/diag.h"
 
 /*
- * Write data to path atomically: a temp file in the same directory,
- * fsync'ed, renamed over path.  An existing path keeps its mode (and, as
- * far as permitted, owner); a new one gets 0644 less the umask.  On any
- * failure path is untouched and the temp file is removed.
+ * Output files.  A regular file (or a new path) is written as a temp file
+ * in the same directory and renamed over the path, so a failure or a kill
+ * never leaves it half-written: on any failure the path is untouched and
+ * the temp file is removed.  An existing path keeps its mode (and, as far
+ * as permitted, owner); a new one gets 0644 less the umask.  A symlink is
+ * followed: its target is replaced and the link stays.  An existing path
+ * that is not a regular file (/dev/null, a FIFO, a terminal) is written
+ * directly; renaming over it would replace the device or pipe with a file.
  */
 int file_write_atomic(const char *path, const void *data, size_t len, struct diag *d);
 
-/* The temp-file half, for writers that produce the file themselves:
- * open a temp file next to path (fd and name returned), then commit it
- * (fsync + rename, keeping path's mode) or abort it (unlink). */
-int file_tmp_open(const char *path, char **tmp_name, int *fd, struct diag *d);
-int file_tmp_commit(const char *path, char *tmp_name, int fd, struct diag *d);
-void file_tmp_abort(char *tmp_name, int fd);
+/* The same for writers that produce the file themselves: open (fd to
+ * write to), then commit or abort. */
+struct file_out {
+	int fd;
+	char *tmp;		/* the temp file, renamed to dest at commit; NULL: direct */
+	char *dest;		/* path with symlinks resolved */
+};
+int file_out_open(struct file_out *o, const char *path, struct diag *d);
+int file_out_commit(struct file_out *o, const char *path, struct diag *d);
+void file_out_abort(struct file_out *o);
 
 #endif

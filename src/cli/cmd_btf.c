@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/mem.h"
 #include "btf/btf.h"
 #include "btf/dump.h"
@@ -496,8 +497,6 @@ int cmd_convert(int argc, char **argv)
 	void *blob = NULL;
 	size_t len;
 	int i, err, rc = EXIT_ERR;
-	char tmp[4096];
-	FILE *f;
 
 	for (i = 1; i < argc; i++) {
 		if ((!strcmp(argv[i], "--base") || !strcmp(argv[i], "-B")) && i + 1 < argc)
@@ -537,24 +536,8 @@ int cmd_convert(int argc, char **argv)
 		cli_report(&d, err);
 		goto out;
 	}
-	/* Never leave a half-written output: write a temp file, then rename. */
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", outp, (int)getpid()) >= sizeof(tmp)) {
-		rc = cli_fail("convert: output path too long");
-		goto out;
-	}
-	f = fopen(tmp, "wb");
-	if (!f) {
-		rc = cli_fail("%s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (fwrite(blob, 1, len, f) != len || fclose(f)) {
-		rc = cli_fail("%s: write failed: %s", tmp, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, outp)) {
-		rc = cli_fail("%s: rename: %s", outp, strerror(errno));
-		unlink(tmp);
+	if ((err = file_write_atomic(outp, blob, len, &d))) {
+		cli_report(&d, err);
 		goto out;
 	}
 	rc = EXIT_OK;

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/file.h"
 #include "base/mem.h"
 #include "base/pool.h"
 #include "btf/btf.h"
@@ -166,33 +167,15 @@ static int write_out(const struct btf *btf, const char *outp)
 	struct diag d = { 0 };
 	void *blob = NULL;
 	size_t len;
-	char tmp[4096];
-	FILE *f;
 	int err;
 
-	if ((err = btf_write(btf, &blob, &len, &d))) {
+	if ((err = btf_write(btf, &blob, &len, &d)) ||
+	    (err = file_write_atomic(outp, blob, len, &d))) {
+		mem_free(blob);
 		cli_report(&d, err);
 		return EXIT_ERR;
 	}
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", outp, (int)getpid()) >= sizeof(tmp)) {
-		mem_free(blob);
-		return cli_fail("dedup: output path too long");
-	}
-	f = fopen(tmp, "wb");
-	if (!f) {
-		mem_free(blob);
-		return cli_fail("%s: %s", tmp, strerror(errno));
-	}
-	if (fwrite(blob, 1, len, f) != len || fclose(f)) {
-		mem_free(blob);
-		unlink(tmp);
-		return cli_fail("%s: write failed: %s", tmp, strerror(errno));
-	}
 	mem_free(blob);
-	if (rename(tmp, outp)) {
-		unlink(tmp);
-		return cli_fail("%s: rename: %s", outp, strerror(errno));
-	}
 	return EXIT_OK;
 }
 

@@ -113,10 +113,10 @@ int belf_write_sections(struct belf *e, const char *out_path, size_t n, const ch
 	struct outbuf o = { 0 };
 	uint8_t ehdr[64];
 	size_t ehsize = e->cls == 64 ? 64 : 52;
-	char *tmp = NULL;
+	struct file_out f;
 	GElf_Ehdr eh;
 	bool grow_shstr = false;
-	int fd = -1, err = -ENOMEM;
+	int err = -ENOMEM;
 
 	if (!gelf_getehdr(e->elf, &eh))
 		return diag_err(d, EINVAL, "%s: bad ELF header", e->path);
@@ -222,16 +222,16 @@ int belf_write_sections(struct belf *e, const char *out_path, size_t n, const ch
 		put_n(e, ehdr + 50, 2, shstr >= SHN_LORESERVE ? SHN_XINDEX : shstr);
 	}
 	/* Stream: patched header, the kept bytes straight from the mapping, the tail. */
-	if ((err = file_tmp_open(out_path, &tmp, &fd, d)))
+	if ((err = file_out_open(&f, out_path, d)))
 		goto out;
-	if ((err = write_all(fd, ehdr, ehsize)) ||
-	    (err = write_all(fd, (const uint8_t *)e->map + ehsize, keep_end - ehsize)) ||
-	    (err = write_all(fd, o.p, o.len))) {
-		file_tmp_abort(tmp, fd);
+	if ((err = write_all(f.fd, ehdr, ehsize)) ||
+	    (err = write_all(f.fd, (const uint8_t *)e->map + ehsize, keep_end - ehsize)) ||
+	    (err = write_all(f.fd, o.p, o.len))) {
+		file_out_abort(&f);
 		err = diag_err(d, -err, "%s: writing failed: %s", out_path, strerror(-err));
 		goto out;
 	}
-	err = file_tmp_commit(out_path, tmp, fd, d);
+	err = file_out_commit(&f, out_path, d);
 	goto out;
 oom:
 	err = diag_err(d, ENOMEM, "%s: out of memory writing sections", out_path);

@@ -38,7 +38,7 @@ int file_out_open(struct file_out *o, const char *path, struct diag *d)
 		}
 		return 0;
 	}
-	/* A dangling symlink or a new path: the path itself. */
+	/* Through symlinks to the file replaced; a new path or a dangling link as given. */
 	real = realpath(path, NULL);
 	n = strlen(real ? real : path) + 16;
 	o->dest = mem_alloc(n);

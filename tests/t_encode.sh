@@ -173,7 +173,7 @@ check_fails "in place: corrupt DWARF fails" "bad.o: .debug_info unit 0x0: DIE 0x
 check "in place: failed encode leaves the input byte-identical" cmp "$WORK/bad.o" "$WORK/bad-copy.o"
 [ -z "$(ls "$WORK"/bad.o.* 2>/dev/null)" ] && pass "no temp file left behind" || fail "temp file left behind"
 
-# Outputs that are not plain files.  A FIFO (like /dev/null) is written
+# Outputs that are not plain files.  A FIFO (not regular, as /dev/null) is written
 # directly, never renamed over: it must still be a FIFO afterwards.  A
 # symlink is followed: the target is replaced (mode kept), the link stays.
 fifo_out() { # fifo_out EXPECTED CMD...: CMD writes EXPECTED's bytes into a FIFO

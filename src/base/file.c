@@ -120,27 +120,33 @@ int file_out_commit(struct file_out *o, const char *path, struct diag *d)
 	return 0;
 }
 
-int file_write_atomic(const char *path, const void *data, size_t len, struct diag *d)
+int file_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int file_write_atomic(const char *path, const void *data, size_t len, struct diag *d)
+{
 	struct file_out o;
 	int err;
 
 	if ((err = file_out_open(&o, path, d)))
 		return err;
-	while (len) {
-		ssize_t w = write(o.fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int e = w < 0 ? errno : EIO;
-
-			file_out_abort(&o);
-			return diag_err(d, e, "%s: writing failed: %s", path, strerror(e));
-		}
-		p += w;
-		len -= (size_t)w;
+	if ((err = file_write_all(o.fd, data, len))) {
+		file_out_abort(&o);
+		return diag_err(d, -err, "%s: writing failed: %s", path, strerror(-err));
 	}
 	return file_out_commit(&o, path, d);
 }

@@ -24,6 +24,8 @@ struct file_out {
 	char *dest;		/* path with symlinks resolved */
 };
 int file_out_open(struct file_out *o, const char *path, struct diag *d);
+/* All of data to fd (retrying short writes and EINTR): 0 or -errno. */
+int file_write_all(int fd, const void *data, size_t len);
 int file_out_commit(struct file_out *o, const char *path, struct diag *d);
 void file_out_abort(struct file_out *o);
 

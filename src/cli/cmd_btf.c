@@ -7,12 +7,10 @@
  * `bpftool -j btf dump ...` prints; for split BTF only the split's own
  * types are listed, as bpftool does.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/file.h"
 #include "base/mem.h"

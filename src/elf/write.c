@@ -10,7 +10,6 @@
  */
 #include <gelf.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "base/file.h"
 #include "base/mem.h"
@@ -44,23 +43,6 @@ static int out_align(struct outbuf *o, size_t a)
 	size_t pad = (a - out_pos(o) % a) % a;
 
 	return out_put(o, zero, pad);
-}
-
-static int write_all(int fd, const void *p, size_t len)
-{
-	const char *c = p;
-
-	while (len) {
-		ssize_t w = write(fd, c, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		c += w;
-		len -= (size_t)w;
-	}
-	return 0;
 }
 
 static void put_n(const struct belf *e, uint8_t *p, int w, uint64_t v)
@@ -224,9 +206,9 @@ int belf_write_sections(struct belf *e, const char *out_path, size_t n, const ch
 	/* Stream: patched header, the kept bytes straight from the mapping, the tail. */
 	if ((err = file_out_open(&f, out_path, d)))
 		goto out;
-	if ((err = write_all(f.fd, ehdr, ehsize)) ||
-	    (err = write_all(f.fd, (const uint8_t *)e->map + ehsize, keep_end - ehsize)) ||
-	    (err = write_all(f.fd, o.p, o.len))) {
+	if ((err = file_write_all(f.fd, ehdr, ehsize)) ||
+	    (err = file_write_all(f.fd, (const uint8_t *)e->map + ehsize, keep_end - ehsize)) ||
+	    (err = file_write_all(f.fd, o.p, o.len))) {
 		file_out_abort(&f);
 		err = diag_err(d, -err, "%s: writing failed: %s", out_path, strerror(-err));
 		goto out;

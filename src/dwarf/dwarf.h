@@ -292,12 +292,14 @@ int dw_loc_classify(const struct dw_file *f, const struct dw_die *die, uint64_t 
 		    struct dw_loc *out, struct diag *d);
 
 /*
- * Registers a parameter's location uses anywhere in its range (every entry
- * of a location list, entry values included): *uses_expected when one is
- * register `expected`, *uses_other when one is another register.
+ * Where a parameter is at function entry as pahole (1.25+) reads
+ * DW_AT_location: the DW_OP code of its first location when that is a
+ * single DW_OP_regN, or of the one operation of a DW_OP_entry_value that
+ * is a location of its own (a trailing DW_OP_stack_value ignored).  The
+ * walk stops at the first that is `expected` (a DW_OP_regN code); else the
+ * last one found is returned; -1: none (also for a malformed list).
  */
-int dw_loc_reg_usage(const struct dw_file *f, const struct dw_die *die, unsigned expected,
-		     bool *uses_expected, bool *uses_other, struct diag *d);
+int dw_param_entry_op(const struct dw_file *f, const struct dw_die *die, int expected);
 
 const char *dw_tag_name(unsigned v);
 const char *dw_at_name(unsigned v);

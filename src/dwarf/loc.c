@@ -65,8 +65,12 @@ int dw_expr_classify(const uint8_t *p, size_t len, uint8_t addr_size, struct dw_
 	return 0;
 }
 
-/* Per-entry callback for the list walkers: return non-zero to stop. */
-typedef int (*loc_visit_fn)(void *ctx, const struct dw_loc *l);
+/*
+ * Per-entry callback for the list walkers, with the entry's expression
+ * (expr NULL: an entry kind libdw does not read, DW_LLE_GNU_view_pair):
+ * return non-zero to stop.
+ */
+typedef int (*loc_visit_fn)(void *ctx, const uint8_t *expr, size_t len, const struct dw_loc *l);
 
 static int loclist5(const struct dw_file *f, const struct dw_unit *u, uint64_t off,
 		    uint64_t entry_pc, struct dw_loc *out, struct diag *d, loc_visit_fn visit,
@@ -137,6 +141,8 @@ static int loclist5(const struct dw_file *f, const struct dw_unit *u, uint64_t o
 		case DW_LLE_GNU_view_pair:
 			dw_uleb(&p, end);
 			dw_uleb(&p, end);
+			if (visit && visit(vctx, NULL, 0, NULL))
+				return 0;
 			continue;
 		default:
 			return diag_err(d, EINVAL, "%s: .debug_loclists 0x%llx: unknown entry kind 0x%x",
@@ -146,10 +152,10 @@ static int loclist5(const struct dw_file *f, const struct dw_unit *u, uint64_t o
 		if (p > end || elen > (uint64_t)(end - p))
 			goto trunc;
 		dw_expr_classify(p, (size_t)elen, u->addr_size, &l);
-		p += elen;
 		l.is_list = true;
-		if (visit && visit(vctx, &l))
+		if (visit && visit(vctx, p, (size_t)elen, &l))
 			return 0;
+		p += elen;
 		if (!have_first) {
 			first = l;
 			have_first = true;
@@ -207,10 +213,10 @@ static int loclist4(const struct dw_file *f, const struct dw_unit *u, uint64_t o
 		if (elen > (uint64_t)(end - p))
 			goto trunc;
 		dw_expr_classify(p, (size_t)elen, (uint8_t)as, &l);
-		p += elen;
 		l.is_list = true;
-		if (visit && visit(vctx, &l))
+		if (visit && visit(vctx, p, (size_t)elen, &l))
 			return 0;
+		p += elen;
 		if (!have_first) {
 			first = l;
 			have_first = true;
@@ -258,47 +264,156 @@ int dw_loc_classify(const struct dw_file *f, const struct dw_die *die, uint64_t 
 	return 0;
 }
 
-struct reg_usage {
-	unsigned expected;
-	bool *exp, *other;
-};
-
-static int note_reg(void *ctx, const struct dw_loc *l)
+/*
+ * The length of the DWARF operation at p (opcode and operands), or 0 when
+ * libdw would not read it (an opcode it does not know, operands cut off).
+ */
+static size_t op_len(const uint8_t *p, const uint8_t *end, const struct dw_unit *u)
 {
-	struct reg_usage *r = ctx;
+	enum { BAD, NONE, FIX1, FIX2, FIX4, FIX8, ADDR, OFFS, LEB, LEB2, BLOCK, IMPLPTR,
+	       CONSTTYPE, DEREFTYPE };
+	const uint8_t *q = p + 1;
+	uint8_t op = *p;
+	size_t n = 0;
+	int k;
 
-	if (l->kind == DW_LOC_REG || l->kind == DW_LOC_ENTRY_VALUE) {
-		if (l->reg == r->expected)
-			*r->exp = true;
-		else
-			*r->other = true;
+	if (op >= 0x30 && op <= 0x6f)		/* lit0-31, reg0-31 */
+		k = NONE;
+	else if (op >= 0x70 && op <= 0x8f)	/* breg0-31 */
+		k = LEB;
+	else if (op >= 0x12 && op <= 0x2e)	/* stack and arithmetic; pick, plus_uconst, bra */
+		k = op == 0x15 ? FIX1 : op == 0x23 ? LEB : op == 0x28 ? FIX2 : NONE;
+	else
+		switch (op) {
+		case 0x03: k = ADDR; break;
+		case 0x06: case 0x96: case 0x97: case 0x9b: case 0x9c: case 0x9f: case 0xe0:
+		case 0xf0:
+			k = NONE; break;
+		case 0x08: case 0x09: case 0x94: case 0x95: k = FIX1; break;
+		case 0x0a: case 0x0b: case 0x2f: case 0x98: k = FIX2; break;
+		case 0x0c: case 0x0d: case 0x99: case 0xfa: k = FIX4; break;
+		case 0x0e: case 0x0f: k = FIX8; break;
+		case 0x9a: case 0xfd: k = OFFS; break;
+		case 0x10: case 0x11: case 0x90: case 0x91: case 0x93: case 0xa1: case 0xa2:
+		case 0xa8: case 0xa9: case 0xf7: case 0xf9: case 0xfb: case 0xfc:
+			k = LEB; break;
+		case 0x92: case 0x9d: case 0xa5: case 0xf5: k = LEB2; break;
+		case 0x9e: case 0xa3: case 0xf3: k = BLOCK; break;
+		case 0xa0: case 0xf2: k = IMPLPTR; break;
+		case 0xa4: case 0xf4: k = CONSTTYPE; break;
+		case 0xa6: case 0xa7: case 0xf6: k = DEREFTYPE; break;
+		default: k = BAD; break;
+		}
+	switch (k) {
+	case BAD: return 0;
+	case FIX1: n = 1; break;
+	case FIX2: n = 2; break;
+	case FIX4: n = 4; break;
+	case FIX8: n = 8; break;
+	case ADDR: n = u->addr_size; break;
+	case OFFS: n = u->offset_size; break;
+	case LEB2: dw_uleb(&q, end); /* fall through */
+	case LEB: dw_uleb(&q, end); break;
+	case BLOCK: n = (size_t)dw_uleb(&q, end); break;
+	case IMPLPTR:
+		q += u->offset_size;
+		if (q <= end)
+			dw_uleb(&q, end);
+		break;
+	case CONSTTYPE:
+		dw_uleb(&q, end);
+		if (q < end)
+			n = (size_t)*q++;
+		break;
+	case DEREFTYPE:
+		q++;
+		if (q <= end)
+			dw_uleb(&q, end);
+		break;
+	default: break;
 	}
-	return 0;
+	if (q > end || n > (size_t)(end - q))
+		return 0;
+	return (size_t)(q - p) + n;
 }
 
-int dw_loc_reg_usage(const struct dw_file *f, const struct dw_die *die, unsigned expected,
-		     bool *uses_expected, bool *uses_other, struct diag *d)
+/*
+ * How many operations libdw reads from an expression, with the offset of
+ * the last one; -1 when it would refuse the expression.
+ */
+static int expr_ops(const uint8_t *p, size_t len, const struct dw_unit *u, size_t *last)
+{
+	const uint8_t *s = p, *end = p + len;
+	int n = 0;
+
+	while (p < end) {
+		size_t l = op_len(p, end, u);
+
+		if (!l)
+			return -1;
+		*last = (size_t)(p - s);
+		p += l;
+		n++;
+	}
+	return n;
+}
+
+struct entry_reg {
+	const struct dw_unit *u;
+	int expected, found, nloc;
+};
+
+/* One location of the parameter: the body of pahole's parameter__reg loop. */
+static int entry_reg_visit(void *ctx, const uint8_t *expr, size_t len, const struct dw_loc *l)
+{
+	struct entry_reg *r = ctx;
+	size_t last = 0, sub;
+	const uint8_t *q;
+	int n;
+
+	(void)l;
+	if (!expr || (n = expr_ops(expr, len, r->u, &last)) < 0)
+		return 1;	/* libdw ends the walk with an error */
+	r->nloc++;
+	if (n > 1 && expr[last] == DW_OP_stack_value)
+		n--;
+	if (n != 1)
+		return 0;
+	if (expr[0] >= DW_OP_reg0 && expr[0] <= DW_OP_reg31) {
+		if (r->nloc != 1)	/* a register counts in the first location only */
+			return 0;
+		r->found = expr[0];
+	} else if (expr[0] == DW_OP_entry_value || expr[0] == DW_OP_GNU_entry_value) {
+		q = expr + 1;
+		sub = (size_t)dw_uleb(&q, expr + len);
+		if (!sub || q + sub > expr + len || expr_ops(q, sub, r->u, &last) != 1)
+			return 0;
+		r->found = *q;
+	} else {
+		return 0;
+	}
+	return r->found == r->expected;
+}
+
+int dw_param_entry_op(const struct dw_file *f, const struct dw_die *die, int expected)
 {
 	const struct dw_attr *a = dw_attr(die, DW_AT_location);
 	const struct dw_unit *u = die->unit;
-	struct reg_usage r = { expected, uses_expected, uses_other };
+	struct entry_reg r = { u, expected, -1, 0 };
 	struct dw_loc l;
+	struct diag d;
 
-	*uses_expected = *uses_other = false;
 	if (!a)
-		return 0;
+		return -1;
 	if (die->off & DW_REF_ALT)
 		f = f->alt;
-	if (a->cls == DW_CL_BLOCK) {
-		if (dw_expr_classify(a->blk, a->len, u->addr_size, &l))
-			return 0;
-		note_reg(&r, &l);
-		return 0;
-	}
-	if (a->cls == DW_CL_SECOFF || a->cls == DW_CL_LISTX)
-		return u->version >= 5 ? loclist5(f, u, a->u, 0, &l, d, note_reg, &r)
-				       : loclist4(f, u, a->u, 0, &l, d, note_reg, &r);
-	if (a->cls == DW_CL_CONST && u->version < 4)
-		return loclist4(f, u, a->u, 0, &l, d, note_reg, &r);
-	return 0;
+	diag_clear(&d);
+	if (a->cls == DW_CL_BLOCK)
+		entry_reg_visit(&r, a->blk, a->len, NULL);
+	else if (a->cls == DW_CL_SECOFF || a->cls == DW_CL_LISTX)
+		u->version >= 5 ? loclist5(f, u, a->u, 0, &l, &d, entry_reg_visit, &r)
+				: loclist4(f, u, a->u, 0, &l, &d, entry_reg_visit, &r);
+	else if (a->cls == DW_CL_CONST && u->version < 4)
+		loclist4(f, u, a->u, 0, &l, &d, entry_reg_visit, &r);
+	return r.found;
 }

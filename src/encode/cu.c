@@ -58,6 +58,7 @@ struct ir_child {
 	uint32_t parent;	/* IR index */
 	uint8_t kind;
 	bool value_signed;
+	bool unexp;		/* CH_PARAM (1.30+): in a register other than the ABI's */
 	const char *name;
 	uint64_t ref;
 	union {			/* by kind */
@@ -77,14 +78,19 @@ struct ir_func {
 	uint32_t nparams;	/* formal parameters seen so far */
 	bool declaration, external, named_params, vararg, keep, suffix_only;
 	bool candidate;		/* could be kept: its parameters are decoded */
+	bool kfunc_ok;		/* 1.30: found by the exact lookup kfunc tags use */
+	const char *elf_name;	/* 1.30: the ELF symbol matched */
 };
 
 struct ir_var {
 	const char *name;
 	uint64_t die, type, spec, addr;
-	bool declaration, external, has_addr;
+	bool declaration, external, has_addr, artificial;
+	bool addr_first;	/* 1.30+: the location starts with DW_OP_addr (addr) */
 	uint32_t type_id;
-	const struct percpu_sym *ps;	/* selected: its ELF symbol */
+	const struct percpu_sym *ps;	/* 1.24, selected: its ELF symbol */
+	const struct var_sec *sec;	/* 1.30+, selected: its section */
+	uint64_t size;		/* 1.30+: its type's size */
 };
 
 /*
@@ -163,6 +169,14 @@ struct enc_worker {
 	size_t nvars, vars_cap;
 	struct ir_decl_tag *tags;
 	size_t ntags, tags_cap;
+	/*
+	 * 1.30+: parameters (DIE offsets) whose concrete instances were in an
+	 * unexpected register: pahole counts that against the abstract one too.
+	 */
+	uint64_t *unexp_origins;
+	size_t nunexp, unexp_cap;
+	uint8_t *packed;	/* 1.31, per type: 0 not inferred, 1 not packed, 2 packed */
+	size_t packed_cap, packed_n;	/* packed_n: entries valid for this unit */
 	uint32_t *count;	/* per type: children, for grouping */
 	size_t count_cap;
 	/* Containers open at each depth of the walk: IR index, or -1. */
@@ -261,6 +275,8 @@ void enc_worker_free(struct enc_worker *w)
 	mem_free(w->funcs);
 	mem_free(w->vars);
 	mem_free(w->tags);
+	mem_free(w->unexp_origins);
+	mem_free(w->packed);
 	mem_free(w->count);
 	mem_free(w->open);
 	mem_free(w->open_kind);
@@ -276,6 +292,7 @@ void cu_frag_reset(struct cu_frag *f)
 		f->notes[0] = 0;
 	f->ntypes = f->int_id = f->synth_id = 0;
 	f->skipped = f->has_int = false;
+	f->loc_min = UINT64_MAX;
 	f->err = 0;
 	diag_clear(&f->diag);
 }
@@ -722,6 +739,47 @@ static int add_dim(struct enc_worker *w, uint32_t parent, const struct dw_die *d
 	return 0;
 }
 
+/*
+ * 1.30+: a parameter of a concrete instance takes its origin's name and
+ * type when it has no type of its own; one in a register other than the
+ * calling convention's (pahole's "unexpected register") is marked, and
+ * counts against its origin too.
+ */
+static int param_modern(struct enc_worker *w, struct ir_child *c, const struct dw_die *die,
+			uint32_t idx)
+{
+	const struct enc_syms *sy = w->ctx->syms;
+	struct dw_file *dw = w->ctx->in->dw;
+	uint64_t ao = c->ref ? 0 : dw_ref(dw, die, DW_AT_abstract_origin);
+	int exp = -1, got = -1;
+
+	if (idx < sy->nparam_regs && (exp = sy->param_ops[idx]) >= 0) {
+		const struct dw_attr *loc = dw_attr(die, DW_AT_location);
+
+		if (loc && loc->cls == DW_CL_SECOFF && loc->u < w->frag->loc_min)
+			w->frag->loc_min = loc->u;	/* consume_one() gives the pages back */
+		got = loc ? dw_param_entry_op(dw, die, exp) : -1;
+	}
+	if (got >= 0 && got != exp) {
+		c->unexp = true;
+		if (ao) {
+			if (VEC_RESERVE(w->unexp_origins, w->unexp_cap, w->nunexp + 1))
+				return -ENOMEM;
+			w->unexp_origins[w->nunexp++] = ao;
+		}
+	}
+	if (ao) {
+		struct diag d;
+
+		diag_clear(&d);
+		if (!dw_die_at(dw, ao, &w->die2, &d)) {
+			c->name = dw_name(&w->die2);
+			c->ref = dw_ref(dw, &w->die2, DW_AT_type);
+		}
+	}
+	return 0;
+}
+
 static int add_param(struct enc_worker *w, uint32_t parent, const struct dw_die *die, bool func)
 {
 	struct ir_child *c = new_child(w, func ? parent | FUNC_PARENT : parent,
@@ -733,6 +791,9 @@ static int add_param(struct enc_worker *w, uint32_t parent, const struct dw_die 
 		c->die = die->off;
 		c->name = dw_name(die);
 		c->ref = dw_ref(w->ctx->in->dw, die, DW_AT_type);
+		if (func && w->ctx->o->compat != ENC_COMPAT_124 &&
+		    param_modern(w, c, die, w->funcs[parent].nparams))
+			return -ENOMEM;
 		if (func && !c->name)
 			w->funcs[parent].named_params = false;
 		if (func && set_open(w, die->depth, OPEN_PARAM,
@@ -856,20 +917,51 @@ static inline int set_open(struct enc_worker *w, int depth, int kind, int64_t id
 static bool func_candidate(struct enc_worker *w, struct ir_func *f)
 {
 	const struct enc_syms *sy = w->ctx->syms;
-	size_t len;
+	const struct enc_opts *o = w->ctx->o;
+	bool exact;
 
 	f->suffix_only = false;
 	if (f->declaration || !f->name)
 		return false;
+	if (o->compat != ENC_COMPAT_124) {
+		/* no function symbols at all: pahole 1.30+ encodes no function */
+		if (!policy_func_match(sy, o, f->name, &exact, &f->elf_name))
+			return false;
+		f->suffix_only = !exact;
+		f->kfunc_ok = o->compat == ENC_COMPAT_131 || exact;
+		return true;
+	}
 	if (!sy->have_funcs)
 		return f->external;
-	len = strlen(f->name);
-	if (strset_find(&sy->funcs, f->name, len) >= 0)
-		return true;
-	/* Modern policy: foo also matches foo.isra.0 (names cut at the first '.'). */
-	f->suffix_only = w->ctx->o->compat == ENC_MODERN &&
-			 strset_find(&sy->funcs_prefix, f->name, len) >= 0;
-	return f->suffix_only;
+	return strset_find(&sy->funcs, f->name, strlen(f->name)) >= 0;
+}
+
+/*
+ * 1.30+: a concrete instance (an out-of-line copy of an inline function,
+ * a GCC clone) has no name of its own: pahole takes its origin's, and
+ * its origin's return type when it has none, and judges it beside the
+ * other instances.
+ */
+static void func_from_origin(struct enc_worker *w, const struct dw_die *die, struct ir_func *f)
+{
+	struct dw_file *dw = w->ctx->in->dw;
+	uint64_t ao = dw_ref(dw, die, DW_AT_abstract_origin), ref = ao;
+	struct diag d;
+	int hop;
+
+	if (!ref)
+		ref = dw_ref(dw, die, DW_AT_specification);
+	for (hop = 0; ref && hop < 2 && !f->name; hop++) {
+		diag_clear(&d);
+		if (dw_die_at(dw, ref, &w->die2, &d))
+			return;
+		f->name = dw_name(&w->die2);
+		if (hop == 0 && ao && !f->ret)
+			f->ret = dw_ref(dw, &w->die2, DW_AT_type);
+		ref = dw_ref(dw, &w->die2, DW_AT_abstract_origin);
+		if (!ref)
+			ref = dw_ref(dw, &w->die2, DW_AT_specification);
+	}
 }
 
 /*
@@ -1082,6 +1174,8 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 		f->declaration = dw_flag(die, DW_AT_declaration);
 		f->external = dw_flag(die, DW_AT_external);
 		f->named_params = true;
+		if (!f->name && o->compat != ENC_COMPAT_124 && !f->declaration)
+			func_from_origin(w, die, f);
 		f->candidate = func_candidate(w, f);
 		return set_open(w, depth, OPEN_FUNC, (int64_t)w->nfuncs - 1);
 	}
@@ -1100,17 +1194,20 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 			var->spec = dw_ref(w->ctx->in->dw, die, DW_AT_specification);
 			var->declaration = dw_flag(die, DW_AT_declaration);
 			var->external = dw_flag(die, DW_AT_external);
+			var->artificial = dw_flag(die, DW_AT_artificial);
 			if (set_open(w, depth, OPEN_VAR, (int64_t)w->nvars - 1))
 				return -ENOMEM;
 			a = dw_attr(die, DW_AT_location);
-			if (a && a->cls == DW_CL_BLOCK && a->len == 1u + w->unit->addr_size &&
-			    a->blk[0] == DW_OP_addr) {
+			if (a && a->cls == DW_CL_BLOCK && a->len >= 1u + w->unit->addr_size &&
+			    a->blk[0] == DW_OP_addr && w->unit->addr_size <= 8) {
 				var->addr = 0;
 				memcpy(&var->addr, a->blk + 1, w->unit->addr_size);
 				if (belf_big_endian(w->ctx->in->elf))
 					var->addr = w->unit->addr_size == 8 ? bswap64(var->addr)
 									    : bswap32((uint32_t)var->addr);
-				var->has_addr = true;
+				/* 1.24 takes exactly DW_OP_addr X; 1.30+ any expression starting so */
+				var->has_addr = a->len == 1u + w->unit->addr_size;
+				var->addr_first = true;
 			}
 		}
 		return 0;
@@ -1792,8 +1889,7 @@ static int emit_decl_tag(struct enc_worker *w, const char *value, uint32_t targe
 	return 0;
 }
 
-static int check_param_locations(struct enc_worker *w, const struct ir_func *f,
-				 struct frag_func *ff);
+static void func_flags(struct enc_worker *w, const struct ir_func *f, struct frag_func *ff);
 
 static int emit_func(struct enc_worker *w, const struct ir_func *f)
 {
@@ -1837,8 +1933,10 @@ static int emit_func(struct enc_worker *w, const struct ir_func *f)
 	ff->first = proto;
 	ff->last = (uint32_t)fr->nrecs;	/* FUNC_PROTO, FUNC, then its decl tags */
 	ff->suffix_only = f->suffix_only;
-	if (w->ctx->o->compat == ENC_MODERN && w->ctx->syms->nparam_regs)
-		return check_param_locations(w, f, ff);
+	ff->kfunc_ok = f->kfunc_ok;
+	ff->elf_name = f->elf_name;
+	if (w->ctx->o->compat != ENC_COMPAT_124)
+		func_flags(w, f, ff);
 	return 0;
 }
 
@@ -1856,77 +1954,285 @@ static void select_funcs(struct enc_worker *w)
 	for (i = 0; i < w->nfuncs; i++)
 		w->funcs[i].keep = w->funcs[i].candidate && w->funcs[i].named_params;
 }
-/* Does the type at local id look like a by-value aggregate we cannot place? */
-static bool uncertain_aggregate(struct enc_worker *w, uint32_t id)
+/* ---- 1.30/1.31: what pahole finds wrong with an instance ---- */
+
+/* The IR type at local id, or NULL (void, or out of range). */
+static const struct ir_type *ir_at(const struct enc_worker *w, uint32_t id)
 {
+	return id && id <= w->ntypes ? &w->types[id - 1] : NULL;
+}
+
+/* pahole's tag__strip_typedefs_and_modifiers() of what id refers to. */
+static uint32_t strip_mods(const struct enc_worker *w, uint32_t id)
+{
+	const struct ir_type *t;
 	int guard;
 
-	for (guard = 0; id && id <= w->ntypes && guard < 32; guard++) {
-		const struct ir_type *t = &w->types[id - 1];
+	for (guard = 0; (t = ir_at(w, id)) && guard < 64; guard++) {
+		if (t->kind != IR_TYPEDEF && t->kind != IR_CONST && t->kind != IR_VOLATILE &&
+		    t->kind != IR_RESTRICT && t->kind != IR_TYPE_TAG)
+			break;
+		id = t->ref_id;
+	}
+	return id;
+}
 
-		switch (t->kind) {
-		case IR_CONST: case IR_VOLATILE: case IR_TYPEDEF:
-			id = t->ref_id;
+/* pahole's tag__size(): bytes of the type at id (0: none, or an empty struct). */
+static uint64_t ir_size(const struct enc_worker *w, uint32_t id, int depth)
+{
+	const struct ir_type *t = ir_at(w, strip_mods(w, id));
+	const struct ir_child *k;
+	uint64_t n = 1, i;
+
+	if (!t || depth > 32)
+		return 0;
+	switch (t->kind) {
+	case IR_PTR: case IR_PROTO:
+		return w->unit->addr_size;
+	case IR_STRUCT: case IR_UNION:
+		return t->size == 1 && !t->n ? 0 : t->size;
+	case IR_ARRAY:
+		k = w->grouped + t->first;
+		for (i = 0; i < t->n; i++)
+			if (k[i].kind == CH_DIM)
+				n *= (uint64_t)k[i].value;
+		return ir_size(w, t->ref_id, depth + 1) * n;
+	case IR_FWD:
+		return 0;
+	default:
+		return t->size;
+	}
+}
+
+/* pahole's tag__natural_alignment(). */
+static uint64_t natural_align(const struct enc_worker *w, uint32_t id, int depth)
+{
+	const struct ir_type *t = ir_at(w, id);
+	uint64_t a = 1, m, i;
+	const struct ir_child *k;
+
+	if (!t || depth > 32)
+		return 1;
+	switch (t->kind) {
+	case IR_PTR:
+		a = w->unit->addr_size;
+		break;
+	case IR_INT: case IR_FLOAT: case IR_ENUM:
+		a = t->size;
+		break;
+	case IR_STRUCT: case IR_UNION:
+		k = w->grouped + t->first;
+		for (a = 0, i = 0; i < t->n; i++)
+			if (k[i].kind == CH_MEMBER &&
+			    (m = natural_align(w, strip_mods(w, k[i].ref_id), depth + 1)) > a)
+				a = m;
+		break;
+	case IR_ARRAY:
+		a = natural_align(w, strip_mods(w, t->ref_id), depth + 1);
+		break;
+	default:
+		break;
+	}
+	return a ? a : 1;
+}
+
+/* A member as pahole's class__find_holes() sees it. */
+struct pmember {
+	uint64_t bit_offset, byte_offset, byte_size;
+	uint32_t bitfield_size;
+};
+
+static void pmember_of(const struct enc_worker *w, const struct ir_child *c, struct pmember *m)
+{
+	m->bit_offset = c->bit_offset;
+	m->bitfield_size = c->bit_size;
+	m->byte_size = ir_size(w, c->ref_id, 0);
+	m->byte_offset = c->bit_offset / 8;
+	if (c->bit_size && m->byte_size)	/* the storage unit's offset */
+		m->byte_offset = c->bit_offset / (m->byte_size * 8) * (m->byte_size * 8) / 8;
+}
+
+/* Does pahole (class__find_holes) find a hole or padding in struct t? */
+static bool has_holes(const struct enc_worker *w, const struct ir_type *t)
+{
+	const struct ir_child *k = w->grouped + t->first;
+	uint64_t cur_end = t->size * 8, cur_size = 0, last_seen = 0;
+	bool in_bitfield = false;
+	uint32_t i;
+
+	for (i = 0; i < t->n; i++) {
+		struct pmember m;
+		uint64_t start, end;
+
+		if (k[i].kind != CH_MEMBER)
 			continue;
-		case IR_STRUCT: case IR_UNION: {
-			struct dw_die *die = &w->die2;
-			uint64_t al;
+		pmember_of(w, &k[i], &m);
+		start = m.bit_offset;
+		end = start + (m.bitfield_size ? m.bitfield_size : m.byte_size * 8);
+		if (in_bitfield)
+			last_seen = start < cur_end ? start : cur_end;
+		if (m.bitfield_size) {
+			uint64_t aligned = m.byte_offset * 8;
+
+			if (last_seen < aligned && aligned <= start) {
+				if (m.byte_offset > last_seen / 8)
+					return true;
+				last_seen = aligned;
+			}
+		} else if ((int64_t)(start / 8) - (int64_t)(last_seen / 8) > 0) {
+			return true;
+		}
+		last_seen = end;
+		if (m.bitfield_size) {
+			in_bitfield = true;
+			if (end > cur_end || m.byte_size * 8 > cur_size) {
+				cur_size = m.byte_size * 8;
+				cur_end = m.byte_offset * 8 + cur_size;
+				if (end > cur_end)
+					cur_end += cur_size;
+			}
+		} else {
+			in_bitfield = false;
+			cur_size = 0;
+			cur_end = end;
+		}
+	}
+	if (in_bitfield)
+		last_seen = t->size * 8 < cur_end ? t->size * 8 : cur_end;
+	return t->size != last_seen / 8;
+}
+
+/*
+ * pahole's class__infer_packed_attributes() for struct id, with its state
+ * across types of the unit: a struct with holes or padding marks the
+ * structs it holds at unnatural offsets packed.
+ */
+static int infer_packed(struct enc_worker *w, uint32_t id)
+{
+	const struct ir_type *t = ir_at(w, id);
+	const struct ir_child *k;
+	uint64_t al, max_al = 1, i;
+	bool packed = false;
+
+	if (!t || t->kind != IR_STRUCT)
+		return 0;
+	if (w->packed_n < w->ntypes + 1) {
+		if (VEC_RESERVE(w->packed, w->packed_cap, w->ntypes + 1))
+			return -ENOMEM;
+		memset(w->packed + w->packed_n, 0, w->ntypes + 1 - w->packed_n);
+		w->packed_n = w->ntypes + 1;
+	}
+	if (w->packed[id])
+		return w->packed[id] == 2;
+	k = w->grouped + t->first;
+	if (has_holes(w, t)) {
+		for (i = 0; i < t->n; i++) {
+			struct pmember m;
+			uint32_t mt = strip_mods(w, k[i].ref_id);
+			const struct ir_type *mty = ir_at(w, mt);
+
+			if (k[i].kind != CH_MEMBER || !mty || mty->kind != IR_STRUCT)
+				continue;
+			pmember_of(w, &k[i], &m);
+			if (m.byte_offset % natural_align(w, mt, 0))
+				w->packed[mt] = 2;
+		}
+	} else {
+		for (i = 0; i < t->n && !packed; i++) {
+			struct pmember m;
+
+			if (k[i].kind != CH_MEMBER)
+				continue;
+			al = natural_align(w, strip_mods(w, k[i].ref_id), 0);
+			if (al == 1)
+				continue;
+			if (al > max_al)
+				max_al = al;
+			pmember_of(w, &k[i], &m);
+			packed = m.byte_offset % al != 0;
+		}
+		if (!packed) {
+			uint64_t align = 0;
 			struct diag d;
 
+			/* DW_AT_alignment of the struct: packed if 1 while members need more */
 			diag_clear(&d);
-			if (dw_die_at(w->ctx->in->dw, t->die, die, &d))
-				return false;
-			/* packed or over-aligned: callers and callee may disagree on the stack slot */
-			if (dw_udata(die, DW_AT_alignment, &al))
-				return true;
-			return t->size % (t->size >= 8 ? 8 : t->size ? t->size : 1) != 0;
+			if (max_al != 1 && !dw_die_at(w->ctx->in->dw, t->die, &w->die2, &d))
+				dw_udata(&w->die2, DW_AT_alignment, &align);
+			packed = (max_al != 1 && align == 1) || t->size % max_al != 0;
 		}
-		default:
-			return false;
+	}
+	w->packed[id] = packed ? 2 : 1;
+	return packed;
+}
+
+/* pahole's param__is_struct(): through const and typedefs to a struct. */
+static bool param_is_struct(const struct enc_worker *w, uint32_t id)
+{
+	const struct ir_type *t;
+	int guard;
+
+	for (guard = 0; (t = ir_at(w, id)) && guard < 64; guard++) {
+		if (t->kind == IR_CONST || t->kind == IR_TYPEDEF) {
+			id = t->ref_id;
+			continue;
 		}
+		return t->kind == IR_STRUCT || (t->kind == IR_FWD && !t->fwd_union);
+	}
+	return false;
+}
+
+static bool unexp_origin(const struct enc_worker *w, uint64_t die)
+{
+	size_t lo = 0, hi = w->nunexp;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (w->unexp_origins[mid] == die)
+			return true;
+		if (w->unexp_origins[mid] < die)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
 	return false;
 }
 
 /*
- * Modern policy, per instance: a parameter living in a register other
- * than the one the calling convention assigns it, or a packed/aligned
- * struct passed on the stack (pahole 1.31's "unexpected register" and
- * "uncertain parameter location").
+ * An instance's flags.  Unexpected register: a parameter (or, through
+ * DW_AT_abstract_origin, one of its concrete copies) in another register
+ * than the ABI's, unless some parameter is a struct (several registers
+ * throw the count off).  1.31's uncertain location: a named struct passed
+ * on the stack (beyond the register parameters) that pahole infers is
+ * packed.
  */
-static int check_param_locations(struct enc_worker *w, const struct ir_func *f,
-				 struct frag_func *ff)
+static void func_flags(struct enc_worker *w, const struct ir_func *f, struct frag_func *ff)
 {
-	const struct enc_syms *sy = w->ctx->syms;
 	const struct ir_child *k = w->grouped + f->first;
-	uint32_t i, idx = 0;
+	unsigned nregs = w->ctx->syms->nparam_regs;
+	bool unexp = false, has_struct = false;
+	uint32_t i, np = 0, idx = 0;
 
 	for (i = 0; i < f->n; i++) {
-		bool exp, other;
-		struct diag d;
-
 		if (k[i].kind != CH_PARAM)
 			continue;
-		idx++;
-		if (idx > sy->nparam_regs) {
-			if (!ff->uncertain_loc && uncertain_aggregate(w, k[i].ref_id)) {
-				ff->uncertain_loc = true;
-				ff->bad_param = idx;
-			}
-			continue;
-		}
-		diag_clear(&d);
-		if (dw_die_at(w->ctx->in->dw, k[i].die, &w->die2, &d))
-			continue;
-		if (dw_loc_reg_usage(w->ctx->in->dw, &w->die2, sy->param_regs[idx - 1], &exp, &other,
-				     &d))
-			continue;
-		if (other && !exp && !ff->unexpected_reg) {
-			ff->unexpected_reg = true;
-			ff->bad_param = idx;
-		}
+		np++;
+		unexp |= k[i].unexp || (w->nunexp && unexp_origin(w, k[i].die));
+		has_struct |= param_is_struct(w, k[i].ref_id);
 	}
-	return 0;
+	ff->unexpected_reg = unexp && !has_struct;
+	if (w->ctx->o->compat != ENC_COMPAT_131 || np < nregs)
+		return;
+	for (i = 0; i < f->n && !ff->uncertain_loc; i++) {
+		const struct ir_type *t;
+
+		if (k[i].kind != CH_PARAM || idx++ < nregs)
+			continue;
+		t = ir_at(w, k[i].ref_id);
+		if (t && t->kind == IR_STRUCT && t->name)
+			ff->uncertain_loc = infer_packed(w, k[i].ref_id) > 0;
+	}
 }
 
 static const struct percpu_sym *percpu_find(const struct enc_syms *sy, uint64_t addr)
@@ -1950,6 +2256,8 @@ static const struct percpu_sym *percpu_find(const struct enc_syms *sy, uint64_t 
  * at address 0; type and linkage from its declaration when it has one.
  * Runs before grouping, since resolving the type may import DIEs.
  */
+static int select_vars_modern(struct enc_worker *w);
+
 static int select_vars(struct enc_worker *w)
 {
 	const struct enc_syms *sy = w->ctx->syms;
@@ -1957,6 +2265,8 @@ static int select_vars(struct enc_worker *w)
 	size_t i;
 	int err = 0;
 
+	if (w->ctx->o->compat != ENC_COMPAT_124)
+		return select_vars_modern(w);
 	if (!w->ctx->o->vars || !sy->have_percpu)
 		return 0;
 	for (i = 0; i < w->nvars; i++) {
@@ -2008,19 +2318,101 @@ static int select_vars(struct enc_worker *w)
 	return err;
 }
 
+/*
+ * Variables (pahole 1.30/1.31): each top-level, non-artificial definition
+ * whose location is an address in a kept section (.data..percpu; every
+ * PROGBITS/NOBITS section with global_vars), named and typed by its
+ * declaration when it has one.  Its type's size is checked in
+ * emit_vars(), once types are grouped.
+ */
+static int select_vars_modern(struct enc_worker *w)
+{
+	const struct enc_syms *sy = w->ctx->syms;
+	const struct enc_opts *o = w->ctx->o;
+	struct dw_file *dw = w->ctx->in->dw;
+	size_t i;
+	int err;
+
+	for (i = 0; i < w->nvars; i++) {
+		struct ir_var *v = &w->vars[i];
+		const struct var_sec *sec;
+		uint64_t off;
+
+		v->sec = NULL;
+		if (v->declaration || v->artificial || !v->addr_first ||
+		    !(sec = policy_var_sec(sy, v->addr)) || !sec->include)
+			continue;
+		off = v->addr - sec->addr;
+		if (v->spec) {
+			struct diag d;
+
+			diag_clear(&d);
+			if ((err = dw_die_at(dw, v->spec, &w->die2, &d))) {
+				*w->d = d;
+				return err;
+			}
+			v->name = dw_name(&w->die2);
+			v->type = dw_ref(dw, &w->die2, DW_AT_type);
+			v->external = dw_flag(&w->die2, DW_AT_external);
+		}
+		if (!v->name || policy_var_name_skipped(v->name))
+			continue;
+		/* address 0 may be a discarded section's: the symbol table must agree */
+		if (!off && !policy_obj_in_sec(sy, v->name, sec->idx))
+			continue;
+		if (!policy_name_valid(v->name)) {
+			if (o->force) {
+				note(w, "variable '%s': not a valid BTF name, skipped", v->name);
+				continue;
+			}
+			return diag_err(w->d, EINVAL,
+					"%s: DIE 0x%llx: variable name '%s' is not a valid BTF name (encode_force skips it)",
+					dw_file_path(dw), (unsigned long long)DW_REF_OFF(v->die), v->name);
+		}
+		if (!v->type) {
+			if (o->force) {
+				note(w, "variable '%s' has void type, skipped", v->name);
+				continue;
+			}
+			return diag_err(w->d, EINVAL,
+					"%s: DIE 0x%llx: variable '%s' has void type (encode_force skips it)",
+					dw_file_path(dw), (unsigned long long)DW_REF_OFF(v->die), v->name);
+		}
+		if ((err = resolve(w, v->type, &v->type_id)))
+			return err;
+		v->addr = off;
+		v->sec = sec;
+	}
+	return 0;
+}
+
 static int emit_vars(struct enc_worker *w)
 {
+	const struct enc_syms *sy = w->ctx->syms;
+	bool modern = w->ctx->o->compat != ENC_COMPAT_124;
 	struct cu_frag *fr = w->frag;
 	size_t i, j;
 
 	for (i = 0; i < w->nvars; i++) {
-		const struct ir_var *v = &w->vars[i];
+		struct ir_var *v = &w->vars[i];
 		struct frag_var *fv;
 		int err;
 
-		if (!v->ps)
+		if (modern) {
+			if (!v->sec)
+				continue;
+			v->size = ir_size(w, v->type_id, 0);
+			if (!v->size || v->size > UINT32_MAX || v->addr > UINT32_MAX) {
+				note(w, "variable '%s': %s, skipped", v->name,
+				     v->addr > UINT32_MAX ? "its offset does not fit in 32 bits" :
+				     v->size ? "over-sized" : "zero-sized");
+				continue;
+			}
+		} else if (!v->ps) {
 			continue;
-		if (!rec_add(fr, STR(v->ps->name), BTF_KIND_VAR, false, 0, v->type_id, 1))
+		}
+		if (!rec_add(fr, STR(modern ? v->name : v->ps->name), BTF_KIND_VAR, false, 0,
+			     v->type_id, 1))
 			return -ENOMEM;
 		fr->words[fr->nwords - 1] = v->external ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC;
 		if (VEC_RESERVE(fr->vars, fr->vars_cap, fr->nvars + 1))
@@ -2028,7 +2420,8 @@ static int emit_vars(struct enc_worker *w)
 		fv = &fr->vars[fr->nvars++];
 		fv->id = fv->last = (uint32_t)fr->nrecs;
 		fv->offset = v->addr;
-		fv->size = v->ps->size;
+		fv->size = modern ? v->size : v->ps->size;
+		fv->sec = modern ? (uint32_t)(v->sec - sy->secs) : 0;
 		for (j = 0; j < w->ntags; j++) {
 			const struct ir_decl_tag *dt = &w->tags[j];
 
@@ -2040,6 +2433,13 @@ static int emit_vars(struct enc_worker *w)
 		}
 	}
 	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
 }
 
 static bool lang_excluded(const struct enc_opts *o, uint32_t lang)
@@ -2064,7 +2464,7 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 	w->unit = u;
 	w->frag = frag;
 	w->d = &frag->diag;
-	w->ntypes = w->nkids = w->nfuncs = w->nvars = w->ntags = 0;
+	w->ntypes = w->nkids = w->nfuncs = w->nvars = w->ntags = w->nunexp = w->packed_n = 0;
 	w->split = false;
 	w->last_parent = UINT32_MAX;
 	w->resolved_types = w->resolved_kids = 0;
@@ -2087,6 +2487,8 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 	if ((err = set_open(w, 0, OPEN_NONE, -1)) || (err = walk(w, &c, 0)))
 		goto fail;
 	select_funcs(w);
+	if (w->nunexp)
+		qsort(w->unexp_origins, w->nunexp, sizeof(*w->unexp_origins), cmp_u64);
 	if ((err = resolve_all(w)) || (err = select_vars(w)) || (err = resolve_all(w)) ||
 	    (err = group_children(w)))
 		goto fail;

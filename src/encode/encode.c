@@ -47,56 +47,23 @@ static int cmp_percpu(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
-/* Calling-convention registers of the first parameters, as DWARF numbers. */
-static void param_regs(struct enc_syms *sy, uint16_t machine)
-{
-	static const uint8_t x86_64[] = { 5, 4, 1, 2, 8, 9 };		/* rdi rsi rdx rcx r8 r9 */
-	static const uint8_t a64[] = { 0, 1, 2, 3, 4, 5, 6, 7 };	/* x0-x7 */
-	static const uint8_t riscv[] = { 10, 11, 12, 13, 14, 15, 16, 17 };	/* a0-a7 */
-	static const uint8_t s390[] = { 2, 3, 4, 5, 6 };		/* r2-r6 */
-	static const uint8_t ppc[] = { 3, 4, 5, 6, 7, 8, 9, 10 };	/* r3-r10 */
-	static const uint8_t larch[] = { 4, 5, 6, 7, 8, 9, 10, 11 };	/* a0-a7 */
-
-	switch (machine) {
-	case EM_X86_64: sy->param_regs = x86_64; sy->nparam_regs = 6; break;
-	case EM_AARCH64: sy->param_regs = a64; sy->nparam_regs = 8; break;
-	case EM_RISCV: sy->param_regs = riscv; sy->nparam_regs = 8; break;
-	case EM_S390: sy->param_regs = s390; sy->nparam_regs = 5; break;
-	case EM_PPC64: sy->param_regs = ppc; sy->nparam_regs = 8; break;
-	case EM_LOONGARCH: sy->param_regs = larch; sy->nparam_regs = 8; break;
-	default: sy->param_regs = NULL; sy->nparam_regs = 0;
-	}
-}
-
-/* A function name's first address, by the name's offset in funcs_prefix. */
-struct faddr {
-	uint32_t off1;		/* offset + 1; 0: empty slot */
-	bool ambiguous;		/* already in sy->ambiguous */
-	uint64_t addr;
-};
-
-/* .cold and .part pieces are not functions of their own (pahole 1.31). */
-static bool non_fn_suffix(const char *dot)
-{
-	return dot && (strstr(dot, ".cold") || strstr(dot, ".part"));
-}
-
 static int kfuncs_load(struct enc_syms *sy, struct belf *e, struct diag *d);
 
 /*
- * The symbols the policies read.  Function names cut at the first '.' and
- * names at several addresses only serve the modern policy (suffix
- * matches, ambiguous addresses): not built for compat-1.24, whose
- * kernel-image run is serial up to here.
+ * The symbols the policies read: exact function names (1.24; 1.31's
+ * suffix notes), per-CPU symbols (1.24), kfuncs, and policy.c's tables
+ * for 1.30/1.31.  Sized once: a kernel image has 100,000 functions, 2.5 MB
+ * of names (no rehash, no move of the text on the way: the copies were
+ * half the time of this function, mostly faults of fresh pages).
  */
-static int syms_load(struct enc_syms *sy, struct belf *e, bool modern, struct diag *d)
+static int syms_load(struct enc_syms *sy, struct belf *e, const struct enc_opts *o,
+		     struct diag *d)
 {
-	size_t i, n, pidx = belf_find(e, PERCPU_SECTION), cap = 0, nfuncs = 0, bytes = 0, mask;
-	struct faddr *fa;
+	size_t i, n, pidx = belf_find(e, PERCPU_SECTION), cap = 0, nfuncs = 0, bytes = 0;
+	bool modern = o->compat != ENC_COMPAT_124;
 	int err;
 
 	memset(sy, 0, sizeof(*sy));
-	param_regs(sy, belf_machine(e));
 	sy->is_rel = belf_type(e) == ET_REL;
 	if ((err = strset_init(&sy->funcs, false)) || strset_init(&sy->funcs_prefix, false) ||
 	    strset_init(&sy->ambiguous, false) || strset_init(&sy->kfuncs, false))
@@ -108,11 +75,6 @@ static int syms_load(struct enc_syms *sy, struct belf *e, bool modern, struct di
 		sy->have_percpu = true;
 		sy->percpu_base = belf_section_addr(e, pidx);
 	}
-	/*
-	 * Sized once: a kernel image has 100,000 functions, 2.5 MB of names
-	 * (no rehash, no move of the text on the way: the copies were half
-	 * the time of this function, mostly faults of fresh pages).
-	 */
 	for (i = 0; i < n; i++) {
 		const struct belf_sym *s = belf_sym(e, i);
 
@@ -121,56 +83,19 @@ static int syms_load(struct enc_syms *sy, struct belf *e, bool modern, struct di
 			bytes += strlen(s->name) + 1;
 		}
 	}
-	for (mask = 15; modern && mask < nfuncs * 2; mask = mask * 2 + 1)
-		;
-	fa = modern ? mem_array(mask + 1, sizeof(*fa)) : NULL;
-	if ((modern && !fa) || strset_reserve(&sy->funcs, nfuncs, bytes) ||
-	    (modern && strset_reserve(&sy->funcs_prefix, nfuncs, bytes))) {
-		mem_free(fa);
+	if (strset_reserve(&sy->funcs, nfuncs, bytes) ||
+	    (modern && strset_reserve(&sy->funcs_prefix, nfuncs, bytes)))
 		return diag_err(d, ENOMEM, "out of memory");
-	}
 	for (i = 0; i < n; i++) {
 		const struct belf_sym *s = belf_sym(e, i);
 
 		if (s->type == STT_FUNC && s->name[0]) {
-			const char *dot;
-			size_t plen, j;
-			int64_t off;
-
-			if (strset_add(&sy->funcs, s->name, strlen(s->name)) < 0) {
-				mem_free(fa);
+			if (strset_add(&sy->funcs, s->name, strlen(s->name)) < 0)
 				return diag_err(d, ENOMEM, "out of memory");
-			}
 			sy->have_funcs = true;
-			if (!modern)
-				continue;
-			dot = strchr(s->name, '.');
-			plen = dot ? (size_t)(dot - s->name) : strlen(s->name);
-			if ((off = strset_add(&sy->funcs_prefix, s->name, plen)) < 0) {
-				mem_free(fa);
+		} else if (!modern && pidx && s->type == STT_OBJECT && s->shndx == pidx && s->size) {
+			if (VEC_RESERVE(sy->percpu, cap, sy->npercpu + 1))
 				return diag_err(d, ENOMEM, "out of memory");
-			}
-			if (non_fn_suffix(dot))
-				continue;
-			/* Names whose (non-.cold/.part) symbols sit at several addresses. */
-			for (j = hash_mix((uint64_t)off) & mask; fa[j].off1 && fa[j].off1 != off + 1;
-			     j = (j + 1) & mask)
-				;
-			if (!fa[j].off1) {
-				fa[j].off1 = (uint32_t)off + 1;
-				fa[j].addr = s->value;
-			} else if (fa[j].addr != s->value && !fa[j].ambiguous) {
-				fa[j].ambiguous = true;
-				if (strset_add(&sy->ambiguous, s->name, plen) < 0) {
-					mem_free(fa);
-					return diag_err(d, ENOMEM, "out of memory");
-				}
-			}
-		} else if (pidx && s->type == STT_OBJECT && s->shndx == pidx && s->size) {
-			if (VEC_RESERVE(sy->percpu, cap, sy->npercpu + 1)) {
-				mem_free(fa);
-				return diag_err(d, ENOMEM, "out of memory");
-			}
 			/* symbol values are section-relative in ET_REL files */
 			sy->percpu[sy->npercpu].addr = belf_type(e) == ET_REL ? s->value
 							       : s->value - sy->percpu_base;
@@ -179,9 +104,10 @@ static int syms_load(struct enc_syms *sy, struct belf *e, bool modern, struct di
 			sy->npercpu++;
 		}
 	}
-	mem_free(fa);
 	if (sy->npercpu)
 		qsort(sy->percpu, sy->npercpu, sizeof(*sy->percpu), cmp_percpu);
+	if (modern && (err = policy_syms_load(sy, e, o, nfuncs, d)))
+		return err;
 	return kfuncs_load(sy, e, d);
 }
 
@@ -254,6 +180,7 @@ out:
 
 static void syms_free(struct enc_syms *sy)
 {
+	policy_syms_free(sy);
 	strset_free(&sy->kfuncs);
 	mem_free(sy->kfunc_flags);
 	strset_free(&sy->funcs);
@@ -280,14 +207,13 @@ struct run {
 	uint32_t first_int;		/* out id of the first unit's "int", 0 if none yet */
 	struct secinfo *si;
 	size_t nsi, si_cap;
-	/* modern policy: every instance of a function, judged after all units */
-	struct strset fnames;
-	struct fstate *fs;
-	size_t nfs, fs_cap;
-	uint32_t *fidx;			/* fnames offset -> fs index */
-	size_t fidx_cap;
+	/* 1.30/1.31: every instance of a function, judged after all units */
+	struct fpolicy pol;
+	uint32_t *scratch;		/* an instance's FUNC_PROTO, ids remapped */
+	size_t scratch_cap;
 	/* .debug_info bytes merged but not yet given back: [drop_lo, drop_hi) */
 	uint64_t drop_lo, drop_hi;
+	uint64_t loc_lo;		/* .debug_loclists given back below this */
 	struct diag *d;
 	int err;
 };
@@ -299,20 +225,11 @@ struct run {
  */
 #define DROP_STEP (4u << 20)
 
-/* One function name under the modern policy (pahole 1.31's saved function). */
-struct fstate {
-	uint32_t name;		/* in fnames (the unit's copy of an inline name is reused) */
-	uint32_t *recs;		/* FUNC_PROTO then decl tags, ids already out's; FUNC made at the end */
-	size_t nwords, proto_words;
-	bool unexpected_reg, inconsistent, uncertain, suffix_only;
-	unsigned bad_param;
-	char why[96];		/* first prototype mismatch */
-};
-
 struct secinfo {
 	uint32_t var;
 	uint64_t offset, size;
 	size_t seq;
+	uint32_t sec;			/* 1.30/1.31: index into enc_syms.secs */
 };
 
 static int convert_one(void *p, unsigned worker, size_t i)
@@ -391,179 +308,19 @@ static int merge_range(struct run *r, const struct cu_frag *f, uint32_t first, u
 	return 0;
 }
 
-/* pahole's types__match(): loose comparison of two types of out. */
-static bool types_match(const struct btf *b, uint32_t id1, uint32_t id2, int depth)
+/* 1.30/1.31: hand an instance to the policy, its prototype's ids remapped. */
+static int save_func(struct run *r, const struct cu_frag *f, const struct frag_func *ff)
 {
-	while (depth-- > 0) {
-		const struct btf_type *t1, *t2;
-		unsigned k1, k2;
+	size_t p0 = f->recs[ff->first - 1], pw = f->recs[ff->first] - p0, t0, t1;
 
-		if (id1 == id2)
-			return true;
-		if (!id1 || !id2)
-			return false;
-		t1 = btf_type_by_id(b, id1);
-		t2 = btf_type_by_id(b, id2);
-		k1 = btf_kind(t1) == BTF_KIND_FWD ? (btf_kflag(t1) ? BTF_KIND_UNION : BTF_KIND_STRUCT)
-						 : btf_kind(t1);
-		k2 = btf_kind(t2) == BTF_KIND_FWD ? (btf_kflag(t2) ? BTF_KIND_UNION : BTF_KIND_STRUCT)
-						 : btf_kind(t2);
-		if (k1 != k2) {
-			/* const-insensitive */
-			if (k1 == BTF_KIND_CONST) {
-				id1 = t1->type;
-				continue;
-			}
-			if (k2 == BTF_KIND_CONST) {
-				id2 = t2->type;
-				continue;
-			}
-			return false;
-		}
-		switch (k1) {
-		case BTF_KIND_INT:
-			return t1->size == t2->size && btf_int_word(t1) == btf_int_word(t2) &&
-			       t1->name_off == t2->name_off;
-		case BTF_KIND_FLOAT:
-			return t1->size == t2->size && t1->name_off == t2->name_off;
-		case BTF_KIND_TYPEDEF: case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-		case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
-			return t1->name_off == t2->name_off;	/* strings are unique in out */
-		case BTF_KIND_PTR: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
-		case BTF_KIND_RESTRICT: case BTF_KIND_TYPE_TAG:
-			id1 = t1->type;
-			id2 = t2->type;
-			break;
-		case BTF_KIND_ARRAY:
-			if (btf_array(t1)->nelems != btf_array(t2)->nelems)
-				return false;
-			id1 = btf_array(t1)->type;
-			id2 = btf_array(t2)->type;
-			break;
-		case BTF_KIND_FUNC_PROTO: {
-			const struct btf_param *p1 = btf_params(t1), *p2 = btf_params(t2);
-			unsigned i;
-
-			if (btf_vlen(t1) != btf_vlen(t2) || !types_match(b, t1->type, t2->type, depth))
-				return false;
-			for (i = 0; i < btf_vlen(t1); i++)
-				if (!types_match(b, p1[i].type, p2[i].type, depth))
-					return false;
-			return true;
-		}
-		default:
-			return false;
-		}
-	}
-	return false;
-}
-
-/* pahole's funcs__match(): param count, return type, each param type. */
-static bool protos_match(const struct btf *b, const struct btf_type *p1, const struct btf_type *p2,
-			 char *why, size_t why_len)
-{
-	const struct btf_param *a = btf_params(p1), *c = btf_params(p2);
-	unsigned i;
-
-	if (btf_vlen(p1) != btf_vlen(p2)) {
-		snprintf(why, why_len, "param count mismatch; %u params != %u params", btf_vlen(p1),
-			 btf_vlen(p2));
-		return false;
-	}
-	if (!types_match(b, p1->type, p2->type, 64)) {
-		snprintf(why, why_len, "return type mismatch");
-		return false;
-	}
-	for (i = 0; i < btf_vlen(p1); i++)
-		if (!types_match(b, a[i].type, c[i].type, 64)) {
-			snprintf(why, why_len, "param type mismatch for param#%u %s != %s", i + 1,
-				 btf_name(b, a[i].name_off), btf_name(b, c[i].name_off));
-			return false;
-		}
-	return true;
-}
-
-/* Modern policy: remember this instance; judged in modern_emit(). */
-static int modern_save(struct run *r, const struct cu_frag *f, const struct frag_func *ff)
-{
-	size_t len = strlen(ff->name), nw, pw, i;
-	int64_t idx = strset_find(&r->fnames, ff->name, len);
-	const uint32_t *start = f->words + f->recs[ff->first - 1];
-	size_t end = ff->last < f->nrecs ? f->recs[ff->last] : f->nwords;
-	struct fstate *st;
-	uint32_t *w;
-
-	if (idx >= 0) {
-		struct btf_type *tmp;
-		bool ok;
-
-		st = &r->fs[r->fidx[idx]];
-		st->unexpected_reg |= ff->unexpected_reg;
-		st->uncertain |= ff->uncertain_loc;
-		if (st->unexpected_reg || st->inconsistent)
-			return 0;
-		/* this instance's prototype with out's ids */
-		pw = (f->recs[ff->first] - f->recs[ff->first - 1]);
-		tmp = mem_alloc(pw * 4);
-		if (!tmp)
-			return -ENOMEM;
-		memcpy(tmp, start, pw * 4);
-		remap_ids(r, tmp);
-		ok = protos_match(r->out, (const struct btf_type *)st->recs, tmp, st->why,
-				  sizeof(st->why));
-		mem_free(tmp);
-		if (!ok)
-			st->inconsistent = true;
-		return 0;
-	}
-	idx = strset_add(&r->fnames, ff->name, len);
-	if (idx < 0 || VEC_RESERVE(r->fs, r->fs_cap, r->nfs + 1) ||
-	    VEC_RESERVE(r->fidx, r->fidx_cap, (size_t)idx + 1))
+	if (VEC_RESERVE(r->scratch, r->scratch_cap, pw))
 		return -ENOMEM;
-	r->fidx[idx] = (uint32_t)r->nfs;
-	st = &r->fs[r->nfs++];
-	memset(st, 0, sizeof(*st));
-	st->name = (uint32_t)idx;
-	st->unexpected_reg = ff->unexpected_reg;
-	st->uncertain = ff->uncertain_loc;
-	st->suffix_only = ff->suffix_only;
-	st->bad_param = ff->bad_param;
-	/* Keep the FUNC_PROTO and the decl tags; drop the FUNC record (re-made at the end). */
-	nw = (size_t)(end - f->recs[ff->first - 1]);
-	pw = f->recs[ff->first] - f->recs[ff->first - 1];
-	st->recs = w = mem_alloc(nw * 4);
-	if (!w)
-		return -ENOMEM;
-	memcpy(w, start, pw * 4);
-	remap_ids(r, (struct btf_type *)w);
-	st->proto_words = pw;
-	st->nwords = pw;
-	for (i = ff->first + 2; i <= ff->last; i++) {	/* decl tags after the FUNC */
-		size_t b0 = f->recs[i - 1], b1 = i < f->nrecs ? f->recs[i] : f->nwords;
-
-		memcpy(w + st->nwords, f->words + b0, (b1 - b0) * 4);
-		st->nwords += b1 - b0;
-	}
-	return 0;
-}
-
-/* decl_tag_kfuncs: tag FUNC func_id of name if it is a kfunc. */
-static int kfunc_tags(struct run *r, const char *name, uint32_t func_id)
-{
-	const struct enc_syms *sy = r->ctx.syms;
-	int64_t so;
-	uint32_t flags;
-	int id;
-
-	if (!r->ctx.o->decl_tag_kfuncs || !r->ctx.o->decl_tags ||
-	    (so = strset_find(&sy->kfuncs, name, strlen(name))) < 0)
-		return 0;
-	flags = sy->kfunc_flags[so];
-	if ((id = btf_add_decl_tag(r->out, "bpf_kfunc", func_id, -1)) < 0)
-		return id;
-	if ((flags & KF_FASTCALL) && (id = btf_add_decl_tag(r->out, "bpf_fastcall", func_id, -1)) < 0)
-		return id;
-	return 0;
+	memcpy(r->scratch, f->words + p0, pw * 4);
+	remap_ids(r, (struct btf_type *)r->scratch);
+	/* decl tags after the FUNC record */
+	t0 = ff->first + 1 < f->nrecs ? f->recs[ff->first + 1] : f->nwords;
+	t1 = ff->last < f->nrecs ? f->recs[ff->last] : f->nwords;
+	return fpol_save(&r->pol, ff, r->scratch, pw, f->words + t0, t1 - t0);
 }
 
 static int merge_frag(struct run *r, const struct cu_frag *f)
@@ -595,8 +352,8 @@ static int merge_frag(struct run *r, const struct cu_frag *f)
 		const struct frag_func *ff = &f->funcs[i];
 		size_t len = strlen(ff->name);
 
-		if (r->ctx.o->compat == ENC_MODERN) {
-			if ((err = modern_save(r, f, ff)))
+		if (r->ctx.o->compat != ENC_COMPAT_124) {
+			if ((err = save_func(r, f, ff)))
 				return err;
 			continue;
 		}
@@ -606,7 +363,8 @@ static int merge_frag(struct run *r, const struct cu_frag *f)
 		if (strset_add(&r->generated, ff->name, len) < 0)
 			return -ENOMEM;
 		if ((err = merge_range(r, f, ff->first, ff->last)) ||
-		    (err = kfunc_tags(r, ff->name, r->idmap[ff->first + 1])))
+		    (err = policy_kfunc_tags(r->ctx.o, r->ctx.syms, r->out, ff->name,
+					      r->idmap[ff->first + 1])))
 			return err;
 		r->st->funcs++;
 	}
@@ -621,6 +379,7 @@ static int merge_frag(struct run *r, const struct cu_frag *f)
 		r->si[r->nsi].offset = fv->offset;
 		r->si[r->nsi].size = fv->size;
 		r->si[r->nsi].seq = r->nsi;
+		r->si[r->nsi].sec = fv->sec;
 		r->nsi++;
 		r->st->vars++;
 	}
@@ -660,6 +419,17 @@ static int consume_one(void *p, size_t i)
 			r->drop_lo = u->off;
 		}
 		r->drop_hi = u->end;
+		/*
+		 * 1.30/1.31 read parameters' location lists (vmlinux: 27 MB of
+		 * them).  Compilers lay units' lists out in unit order, so what
+		 * lies below this unit's lowest is done with (a list read again
+		 * would only come from the file again).
+		 */
+		if (f->loc_min != UINT64_MAX && f->loc_min > r->loc_lo + DROP_STEP) {
+			belf_drop_range(r->ctx.in->elf, r->ctx.in->dw_loclists.p + r->loc_lo,
+					f->loc_min - r->loc_lo);
+			r->loc_lo = f->loc_min;
+		}
 	}
 	if (f->skipped) {
 		r->st->units_skipped++;
@@ -675,88 +445,6 @@ static int consume_one(void *p, size_t i)
 	return 0;
 }
 
-PRINTF_LIKE(2, 3)
-static void vlog(struct run *r, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	if (!r->ctx.o->verbose || !r->ctx.o->log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	r->ctx.o->log(r->ctx.o->log_ctx, line);
-}
-
-/*
- * Modern policy, after all units: drop what pahole 1.31 drops (with
- * consistent_func), emit the rest.  One -v line per dropped function in
- * pahole's wording.
- */
-static int modern_emit(struct run *r)
-{
-	const struct enc_syms *sy = r->ctx.syms;
-	size_t i;
-
-	for (i = 0; i < r->nfs; i++) {
-		struct fstate *st = &r->fs[i];
-		const char *name = strset_get(&r->fnames, st->name);
-		const char *why = NULL;
-		char buf[160];
-		uint32_t proto, func, w;
-		int id;
-
-		if (r->ctx.o->consistent_func) {
-			if (strset_find(&sy->ambiguous, name, strlen(name)) >= 0)
-				why = "ambiguous address";
-			else if (st->unexpected_reg) {
-				snprintf(buf, sizeof(buf), "unexpected register used for parameter");
-				why = buf;
-			} else if (st->inconsistent)
-				why = st->why;
-			else if (st->uncertain)
-				why = "uncertain parameter location";
-		}
-		if (why) {
-			vlog(r, "%s : skipping BTF encoding of function due to %s", name, why);
-			continue;
-		}
-		if (st->suffix_only)
-			vlog(r, "%s : encoded from an ELF symbol with a '.' suffix (optimized_func)",
-			     name);
-		id = btf_add_raw(r->out, (const struct btf_type *)st->recs, st->proto_words * 4);
-		if (id < 0)
-			return id;
-		proto = (uint32_t)id;
-		{
-			struct btf_type fn = { 0 };
-			int64_t off = btf_add_str(r->out, name);
-
-			if (off < 0)
-				return (int)off;
-			fn.name_off = (uint32_t)off;
-			fn.info = BTF_INFO_ENC(BTF_KIND_FUNC, 0, BTF_FUNC_STATIC);
-			fn.type = proto;
-			id = btf_add_raw(r->out, &fn, sizeof(fn));
-			if (id < 0)
-				return id;
-			func = (uint32_t)id;
-		}
-		for (w = (uint32_t)st->proto_words; w < st->nwords; w += 4) {	/* decl tags: 4 words */
-			struct btf_type *tag = (struct btf_type *)(st->recs + w);
-
-			tag->type = func;
-			if ((id = btf_add_raw(r->out, tag, 16)) < 0)
-				return id;
-		}
-		if ((id = kfunc_tags(r, name, func)) < 0)
-			return id;
-		r->st->funcs++;
-	}
-	return 0;
-}
-
 static int cmp_secinfo(const void *a, const void *b)
 {
 	const struct secinfo *x = a, *y = b;
@@ -766,21 +454,49 @@ static int cmp_secinfo(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int add_datasec(struct run *r)
+/*
+ * 1.30/1.31: by section, then pahole's comparison of offsets (a u32
+ * difference as an int), in merge order among equals (glibc's sort is
+ * stable).
+ */
+static int cmp_secinfo_sec(const void *a, const void *b)
 {
-	size_t i;
-	int id;
+	const struct secinfo *x = a, *y = b;
+	int c = (int)((uint32_t)x->offset - (uint32_t)y->offset);
+
+	if (x->sec != y->sec)
+		return x->sec < y->sec ? -1 : 1;
+	if (c)
+		return c;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * DATASECs: 1.24 one for .data..percpu; 1.30/1.31 one per section with a
+ * variable, in section order, each as long as its last variable's end.
+ */
+static int add_datasecs(struct run *r)
+{
+	bool by_sec = r->ctx.o->compat != ENC_COMPAT_124;
+	size_t i, j;
+	int id = 0;
 
 	if (!r->nsi)
 		return 0;
-	qsort(r->si, r->nsi, sizeof(*r->si), cmp_secinfo);
-	id = btf_add_datasec(r->out, PERCPU_SECTION,
-			     (uint32_t)(r->si[r->nsi - 1].offset + r->si[r->nsi - 1].size));
-	for (i = 0; id > 0 && i < r->nsi; i++)
-		if (btf_add_secinfo(r->out, r->si[i].var, (uint32_t)r->si[i].offset,
-				    (uint32_t)r->si[i].size) < 0)
-			id = -EINVAL;
-	return id < 0 ? diag_err(r->d, EINVAL, "per-CPU DATASEC: %s",
+	qsort(r->si, r->nsi, sizeof(*r->si), by_sec ? cmp_secinfo_sec : cmp_secinfo);
+	for (i = 0; i < r->nsi && id >= 0; i = j) {
+		const char *name = by_sec ? r->ctx.syms->secs[r->si[i].sec].name : PERCPU_SECTION;
+
+		for (j = i + 1; j < r->nsi && (!by_sec || r->si[j].sec == r->si[i].sec); j++)
+			;
+		id = btf_add_datasec(r->out, name,
+				     (uint32_t)(r->si[j - 1].offset + r->si[j - 1].size));
+		for (; id > 0 && i < j; i++)
+			if (btf_add_secinfo(r->out, r->si[i].var, (uint32_t)r->si[i].offset,
+					    (uint32_t)r->si[i].size) < 0)
+				id = -EINVAL;
+	}
+	return id < 0 ? diag_err(r->d, EINVAL, "DATASEC: %s",
 				 btf_error(r->out) ? btf_error(r->out)->msg : "") : 0;
 }
 
@@ -801,7 +517,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	memset(st, 0, sizeof(*st));
 	r.st = st;
 	r.d = d;
-	if ((err = syms_load(&syms, in->elf, o->compat == ENC_MODERN, d)))
+	if ((err = syms_load(&syms, in->elf, o, d)))
 		goto out;
 	if (many_units)		/* decoded and copied: their pages go until a name is read */
 		belf_drop_syms(in->elf);
@@ -810,7 +526,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	r.slots = mem_array(r.nslots, sizeof(*r.slots));
 	r.w = mem_array(jobs, sizeof(*r.w));
 	if (!r.out || !r.slots || !r.w || strset_init(&r.generated, false) ||
-	    strset_init(&r.fnames, false)) {
+	    fpol_init(&r.pol, o, &syms)) {
 		err = diag_err(d, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -823,12 +539,12 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	 */
 	btf_defer_base_strs(r.out);
 	/*
-	 * Merging only appends (the modern policy compares prototypes by id,
-	 * so it keeps the index): a kernel image's id index waits until the
+	 * Merging only appends: a kernel image's id index waits until the
 	 * conversion's memory is given back, lowering the peak RSS by its
-	 * 17 MB.  A module's is small and no peak.
+	 * 17 MB (1.30/1.31 compare prototypes by id after that).  A module's
+	 * is small and no peak.
 	 */
-	if (many_units && o->compat != ENC_MODERN)
+	if (many_units)
 		btf_defer_index(r.out);
 	r.ctx.o = o;
 	r.ctx.in = in;
@@ -889,10 +605,6 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	t1 = clock_now();
 	st->read = t1 - t0;
 	err = pool_pipeline(jobs, nunits, r.nslots, convert_one, consume_one, &r);
-	if (!err && o->compat == ENC_MODERN)
-		err = modern_emit(&r);
-	if (!err)
-		err = add_datasec(&r);
 	if (err) {
 		if (!d->code)
 			diag_err(d, -err, "%s: %s", belf_path(in->elf), strerror(-err));
@@ -931,6 +643,16 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	}
 	if ((err = btf_build_index(r.out, jobs))) {
 		*d = *btf_error(r.out);
+		goto out;
+	}
+	if (o->compat != ENC_COMPAT_124)
+		err = fpol_emit(&r.pol, r.out, &st->funcs, d);
+	fpol_free(&r.pol);	/* before dedup's peak */
+	if (!err)
+		err = add_datasecs(&r);
+	if (err) {
+		if (!d->code)
+			diag_err(d, -err, "%s: %s", belf_path(in->elf), strerror(-err));
 		goto out;
 	}
 	t2 = clock_now();
@@ -989,11 +711,8 @@ out:
 	mem_free(r.ctx.str_first);
 	mem_free(r.si);
 	strset_free(&r.generated);
-	strset_free(&r.fnames);
-	for (i = 0; i < r.nfs; i++)
-		mem_free(r.fs[i].recs);
-	mem_free(r.fs);
-	mem_free(r.fidx);
+	fpol_free(&r.pol);
+	mem_free(r.scratch);
 	syms_free(&syms);
 	btf_free(r.out);
 	return err;

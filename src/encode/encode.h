@@ -17,10 +17,14 @@
 #include "btf/dedup.h"
 #include "encode/input.h"
 
-/* Which pahole's function selection to reproduce. */
+/*
+ * Which pahole's function and variable policy to reproduce
+ * (docs/pahole-policies.md).
+ */
 enum enc_compat {
-	ENC_COMPAT_124,		/* pahole 1.24: first definition wins, exact ELF names */
-	ENC_MODERN,		/* pahole 1.31 --btf_features=default policy */
+	ENC_COMPAT_124,		/* first definition wins, exact ELF names, ELF per-CPU symbols */
+	ENC_COMPAT_130,		/* every instance judged after all units; DWARF variables */
+	ENC_COMPAT_131,		/* 1.30 with names cut at '.', ambiguous addresses, packed args */
 };
 
 typedef void (*enc_log_fn)(void *ctx, const char *line);
@@ -35,7 +39,16 @@ struct enc_opts {
 	bool decl_tags, type_tags;
 	bool decl_tag_kfuncs;	/* "bpf_kfunc"/"bpf_fastcall" tags from .BTF_ids kfunc sets */
 	bool force;		/* skip invalid variables instead of failing */
-	bool consistent_func;	/* modern: drop functions with mismatching prototypes */
+	/*
+	 * 1.30/1.31 (pahole's consistent_func): drop functions whose instances
+	 * disagree, or that pahole finds unsafe to call (unexpected register;
+	 * 1.31: uncertain location, ambiguous address).  Without it every
+	 * matched function is kept.
+	 */
+	bool consistent_func;
+	bool optimized_func;	/* 1.30: foo may match only foo.isra.0 (1.31 always does) */
+	bool global_vars;	/* 1.30/1.31: every global variable, a DATASEC per section */
+	bool attributes;	/* kfuncs' KF_ARENA_* pointers through address_space(1) tags */
 	bool no_dedup;		/* return the merged, undeduplicated BTF */
 	bool distilled_base;	/* btf_encode_file, split in place: also .BTF.base */
 	/* The split base's dedup tables, prepared once (batch mode); NULL = per run. */

@@ -93,6 +93,7 @@ int dwarf_input_open(struct dwarf_input *in, const char *path, unsigned jobs, st
 	}
 	in->dw_str = s.str;
 	in->dw_info = s.info;
+	in->dw_loclists = s.loclists;
 	s.info_peek = peek_info;
 	s.peek_ctx = in;
 	if ((err = dw_file_open(&in->dw, path, &s, belf_big_endian(in->elf), in->alt, jobs, d))) {

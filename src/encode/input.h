@@ -16,6 +16,7 @@ struct dwarf_input {
 	char *alt_path;
 	struct bslice dw_str;	/* .debug_str, for telling its strings apart */
 	struct bslice dw_info;	/* .debug_info, to release pages of finished units */
+	struct bslice dw_loclists;	/* .debug_loclists, likewise (1.30+ reads parameters' lists) */
 };
 
 /*

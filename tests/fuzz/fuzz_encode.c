@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct enc_opts o;
 	struct enc_stats st;
 	struct btf *out = NULL, *back = NULL;
-	unsigned v = size ? data[size / 2] : 0;
+	unsigned v = size ? data[size / 2] | (size > 1 ? data[size / 2 - 1] << 8 : 0) : 0;
 	char path[64];
 	struct diag d;
 	void *blob;
@@ -48,8 +48,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.enum64 = !(v & 2);
 	o.vars = !(v & 4);
 	o.no_dedup = (v & 0x18) == 0x18;
-	if (v & 0x20)
-		o.compat = ENC_MODERN, o.consistent_func = true;
+	if (v & 0x20) {
+		o.compat = v & 0x100 ? ENC_COMPAT_130 : ENC_COMPAT_131;
+		o.consistent_func = o.optimized_func = o.decl_tag_kfuncs = true;
+		o.global_vars = v & 0x200;
+		o.attributes = v & 0x400;
+	}
 	o.force = v & 0x40;
 	o.seed_units = v & 0x80 ? 1 : 0;	/* strings from a copy of .debug_str */
 	o.verbose = 1;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # btfc as `pahole` (argv[0]): the kernel's own pahole command lines replayed
-# on compiled fixtures (against Debian's pahole 1.24 where it applies) and,
-# when the Debian 6.12 corpus is present, on its vmlinux and modules.
-# Option parsing itself is in tests/unit/test_pahole_opts.c.
+# on compiled fixtures (against Debian's pahole 1.24 where it applies, with
+# BTFC_PAHOLE_VERSION=1.24) and, when the Debian 6.12 corpus is present, on
+# its vmlinux and modules.  Option parsing itself is in
+# tests/unit/test_pahole_opts.c; pahole 1.30/1.31 behaviour in t_modern.sh.
 . "$(dirname "$0")/lib.sh"
 P=$WORK/bin/pahole
 mkdir -p "$WORK/bin" && ln -sf "$BTFC" "$P"
@@ -13,13 +14,23 @@ has_kind() { "$BTFC" dump "$2" ${3:+--base "$3"} | grep -q "^\[[0-9]*\] $1 "; }
 
 # --- version: what scripts/pahole-version.sh turns into CONFIG_PAHOLE_VERSION
 v=$("$P" --version)
-[ "$v" = v1.24 ] && pass "pahole --version = v1.24" || fail "pahole --version printed '$v'"
-[ "$("$P" --numeric_version)" = 124 ] && pass "pahole --numeric_version = 124" || fail "numeric_version"
+[ "$v" = v1.31 ] && pass "pahole --version = v1.31" || fail "pahole --version printed '$v'"
+[ "$("$P" --numeric_version)" = 131 ] && pass "pahole --numeric_version = 131" || fail "numeric_version"
 kv=$(echo "$v" | sed -E 's/v([0-9]+)\.([0-9]+)/\1\2/')	# the kernel's own conversion
-[ "$kv" = 124 ] && pass "kernel's pahole-version.sh conversion gives 124" || fail "pahole-version.sh: '$kv'"
-[ "$("$BTFC" pahole --version)" = v1.24 ] && pass "btfc pahole --version" || fail "btfc pahole --version"
-"$P" --supported_btf_features | grep -qx 'encode_force,var,float,decl_tag,type_tag,enum64,optimized_func,consistent_func,decl_tag_kfuncs,.*' &&
-	pass "--supported_btf_features" || fail "--supported_btf_features"
+[ "$kv" = 131 ] && pass "kernel's pahole-version.sh conversion gives 131" || fail "pahole-version.sh: '$kv'"
+[ "$("$BTFC" pahole --version)" = v1.31 ] && pass "btfc pahole --version" || fail "btfc pahole --version"
+for c in 1.24:v1.24:124 1.30:v1.30:130 v1.31:v1.31:131; do
+	IFS=: read -r e want num <<< "$c"
+	[ "$(BTFC_PAHOLE_VERSION=$e "$P" --version)" = "$want" ] &&
+	[ "$(BTFC_PAHOLE_VERSION=$e "$P" --numeric_version)" = "$num" ] &&
+		pass "BTFC_PAHOLE_VERSION=$e claims $want" || fail "BTFC_PAHOLE_VERSION=$e"
+done
+check_fails "BTFC_PAHOLE_VERSION=1.27 is refused" "1.24, 1.30 or 1.31" env BTFC_PAHOLE_VERSION=1.27 "$P" --version
+"$P" --supported_btf_features | grep -qx 'encode_force,var,float,decl_tag,type_tag,enum64,optimized_func,consistent_func,decl_tag_kfuncs,reproducible_build,distilled_base,global_var,attributes' &&
+	pass "--supported_btf_features: pahole 1.31's list" || fail "--supported_btf_features"
+
+# Up to the knobs below, the lines are replayed against pahole 1.24.
+export BTFC_PAHOLE_VERSION=1.24
 
 # --- fixtures
 gcc -g -O2 -DPAHOLE_SAFE -c "$SRC" -o "$WORK/base.o" || fail "compile base"
@@ -93,6 +104,8 @@ else
 	skip "Debian pahole 1.24 not installed: no reference for the replayed lines"
 fi
 
+unset BTFC_PAHOLE_VERSION
+
 # Knobs visible in the output
 "$P" -J --btf_encode_detached="$WORK/nofloat.btf" "$WORK/base.o"
 ! has_kind FLOAT "$WORK/nofloat.btf" && has_kind INT "$WORK/nofloat.btf" &&
@@ -125,9 +138,10 @@ check "7.0 module line: split BTF verifies" "$BTFC" verify --strict --base "$WOR
 "$P" -V -J --btf_features=float,nonesuch --btf_encode_detached="$WORK/v.btf" "$WORK/base.o" > "$WORK/v.out" 2> "$WORK/v.err"
 grep -q "Ignoring unsupported feature 'nonesuch'" "$WORK/v.err" && pass "-V names unknown features" ||
 	fail "-V names unknown features"
-"$P" -V -J --btf_features=$F70,global_var --btf_encode_detached="$WORK/v.btf" "$WORK/base.o" > "$WORK/v.out" 2> "$WORK/v.err"
-grep -q "global_var: not implemented" "$WORK/v.err" && pass "-V notes unimplemented features" ||
-	fail "-V notes unimplemented features"
+BTFC_PAHOLE_VERSION=1.24 "$P" -V -J --btf_features=$F70,global_var --btf_encode_detached="$WORK/v.btf" \
+	"$WORK/base.o" > "$WORK/v.out" 2> "$WORK/v.err"
+grep -q "global_var: not in pahole 1.24" "$WORK/v.err" && pass "-V notes features a 1.24 claim ignores" ||
+	fail "-V notes features a 1.24 claim ignores"
 # -V: dropped functions in pahole's words on stdout (tests/btf_functions.sh parses them)
 cat > "$WORK/unc.c" <<'EOF'
 struct __attribute__((packed)) pk { char c; long l; };
@@ -180,6 +194,7 @@ grep -q 'struct list_head {' "$WORK/lay3" && pass "bare 'pahole TYPE' reads \$PA
 # --- the Debian 6.12 corpus (one in-place and one detached vmlinux run, a few modules)
 if C=$(BTFC_NO_FETCH=1 "$ROOT/scripts/corpus.sh" 2>/dev/null); then
 	cp "$C/vmlinux" "$WORK/vmlinux"
+	export BTFC_PAHOLE_VERSION=1.24	# Debian's BTF was made by pahole 1.24
 	t0=$(date +%s.%N)
 	check "corpus: 6.12 line on vmlinux (in place)" "$P" -J --btf_gen_floats -j --lang_exclude=rust "$WORK/vmlinux"
 	t1=$(date +%s.%N)
@@ -197,6 +212,7 @@ if C=$(BTFC_NO_FETCH=1 "$ROOT/scripts/corpus.sh" 2>/dev/null); then
 	[ $n = $k ] && pass "corpus: $n modules with --btf_base vmlinux graph equal to Debian's" ||
 		fail "corpus modules: $n of $k equal"
 	rm -f "$WORK/vmlinux"
+	unset BTFC_PAHOLE_VERSION
 	check "corpus: 7.0 line on vmlinux (detached)" "$P" -J -j2 --btf_features=$F70 --btf_features=attributes \
 		--lang_exclude=rust --btf_encode_detached="$WORK/X.BTF.1" "$C/vmlinux"
 	check "corpus: 7.0 output verifies" "$BTFC" verify --strict "$WORK/X.BTF.1"

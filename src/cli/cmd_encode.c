@@ -23,7 +23,14 @@ static const char usage_text[] =
 	"  -o, --output OUT       write raw BTF to OUT (default: FILE's .BTF section,\n"
 	"                         replaced or added in place through a temp file)\n"
 	"  --base B               base BTF (ELF with .BTF, raw BTF, /sys/kernel/btf/vmlinux)\n"
-	"  --compat 1.24|modern   function selection of pahole 1.24 (default) or 1.31\n"
+	"  --compat V             the function and variable policy of pahole V: 1.24\n"
+	"                         (default), 1.30 or 1.31 (also 'modern'), with the\n"
+	"                         features the kernel asks of that version (1.30/1.31:\n"
+	"                         consistent_func, optimized_func, decl_tag_kfuncs,\n"
+	"                         encode_force)\n"
+	"  --global-var           1.30/1.31: every global variable, a DATASEC per section\n"
+	"  --attributes           1.30/1.31: KF_ARENA_* kfunc pointers through\n"
+	"                         address_space(1) type tags (kind_flag)\n"
 	"  --no-floats            floats as INT (pahole without --btf_gen_floats)\n"
 	"  --no-enum64            8-byte enums as ENUM, values truncated\n"
 	"  --no-vars              no per-CPU VARs / DATASEC\n"
@@ -258,7 +265,7 @@ out:
 int cmd_encode(int argc, char **argv)
 {
 	enum { O_BASE = 256, O_COMPAT, O_NOFLOATS, O_NOENUM64, O_NOVARS, O_LANGX, O_FORCE,
-	       O_NODEDUP, O_STATS, O_LIST, O_DISTILL, O_KFUNCS };
+	       O_NODEDUP, O_STATS, O_LIST, O_DISTILL, O_KFUNCS, O_GLOBAL_VAR, O_ATTRIBUTES };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "base", required_argument, NULL, O_BASE },
@@ -274,6 +281,8 @@ int cmd_encode(int argc, char **argv)
 		{ "list", required_argument, NULL, O_LIST },
 		{ "distilled-base", no_argument, NULL, O_DISTILL },
 		{ "kfunc-tags", no_argument, NULL, O_KFUNCS },
+		{ "global-var", no_argument, NULL, O_GLOBAL_VAR },
+		{ "attributes", no_argument, NULL, O_ATTRIBUTES },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -303,12 +312,18 @@ int cmd_encode(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case O_BASE: base_path = optarg; break;
 		case O_COMPAT:
-			if (!strcmp(optarg, "1.24"))
+			if (!strcmp(optarg, "1.24")) {
 				o.compat = ENC_COMPAT_124;
-			else if (!strcmp(optarg, "modern"))
-				o.compat = ENC_MODERN, o.consistent_func = true;
+				break;
+			}
+			if (!strcmp(optarg, "1.31") || !strcmp(optarg, "modern"))
+				o.compat = ENC_COMPAT_131;
+			else if (!strcmp(optarg, "1.30"))
+				o.compat = ENC_COMPAT_130;
 			else
-				return cli_fail("encode: --compat takes 1.24 or modern, not '%s'", optarg);
+				return cli_fail("encode: --compat takes 1.24, 1.30 or 1.31, not '%s'",
+						optarg);
+			o.consistent_func = o.optimized_func = o.decl_tag_kfuncs = o.force = true;
 			break;
 		case O_NOFLOATS: o.floats = false; break;
 		case O_NOENUM64: o.enum64 = false; break;
@@ -323,6 +338,8 @@ int cmd_encode(int argc, char **argv)
 		case O_LIST: list = optarg; break;
 		case O_DISTILL: o.distilled_base = true; break;
 		case O_KFUNCS: o.decl_tag_kfuncs = true; break;
+		case O_GLOBAL_VAR: o.global_vars = true; break;
+		case O_ATTRIBUTES: o.attributes = true; break;
 		case 'j':
 			if (!(o.jobs = cli_jobs(optarg)))
 				return cli_fail("encode: bad thread count '%s'", optarg);
@@ -332,6 +349,9 @@ int cmd_encode(int argc, char **argv)
 		default: fputs(usage_text, stderr); return EXIT_ERR;
 		}
 	}
+	if ((o.global_vars || o.attributes) && o.compat == ENC_COMPAT_124)
+		return cli_fail("encode: --%s needs --compat 1.30 or 1.31 (pahole 1.24 has no such feature)",
+				o.global_vars ? "global-var" : "attributes");
 	for (i = (size_t)optind; i < (size_t)argc; i++) {
 		if (VEC_RESERVE(paths, cap, npaths + 1) || !(paths[npaths] = mem_strdup(argv[i]))) {
 			status = cli_fail("encode: out of memory");

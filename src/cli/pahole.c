@@ -58,24 +58,43 @@ static const struct {
 	[PF_DECL_TAG] = { "decl_tag", true, true, FS_YES, NULL },
 	[PF_TYPE_TAG] = { "type_tag", true, true, FS_YES, NULL },
 	[PF_ENUM64] = { "enum64", true, true, FS_YES, NULL },
-	[PF_OPTIMIZED_FUNC] = { "optimized_func", false, true, FS_PARTIAL,
-		"optimized_func: mapped to the encoder's modern (pahole 1.31) function policy" },
-	[PF_CONSISTENT_FUNC] = { "consistent_func", false, true, FS_PARTIAL,
-		"consistent_func: mapped to the encoder's modern (pahole 1.31) function policy" },
+	[PF_OPTIMIZED_FUNC] = { "optimized_func", false, true, FS_YES, NULL },
+	[PF_CONSISTENT_FUNC] = { "consistent_func", false, true, FS_YES, NULL },
 	[PF_DECL_TAG_KFUNCS] = { "decl_tag_kfuncs", false, true, FS_YES,
 		"decl_tag_kfuncs: needs decl_tag; no kfunc tags without it (as pahole)" },
 	[PF_REPRODUCIBLE_BUILD] = { "reproducible_build", false, false, FS_NOOP,
 		"reproducible_build: btfc output never depends on -j" },
 	[PF_DISTILLED_BASE] = { "distilled_base", false, false, FS_YES, NULL },
-	[PF_GLOBAL_VAR] = { "global_var", false, false, FS_NO,
-		"global_var: not implemented, only per-CPU variables are encoded" },
-	[PF_ATTRIBUTES] = { "attributes", false, false, FS_NO,
-		"attributes: not implemented, no kflag (attribute) type tags for arena kfuncs" },
-	[PF_TRUE_SIGNATURE] = { "true_signature", false, false, FS_NO,
-		"true_signature: not implemented, compiler-transformed functions keep their source prototype" },
-	[PF_LAYOUT] = { "layout", false, false, FS_NO,
-		"layout: not implemented, no BTF kind layout section is written" },
+	[PF_GLOBAL_VAR] = { "global_var", false, false, FS_YES, NULL },
+	[PF_ATTRIBUTES] = { "attributes", false, false, FS_YES, NULL },
 };
+
+/* Features pahole 1.24 does not have: under a 1.24 claim they are noted and ignored. */
+static bool feature_after_124(int f)
+{
+	return f == PF_OPTIMIZED_FUNC || f == PF_CONSISTENT_FUNC || f == PF_DECL_TAG_KFUNCS ||
+	       f == PF_REPRODUCIBLE_BUILD || f == PF_DISTILLED_BASE || f == PF_GLOBAL_VAR ||
+	       f == PF_ATTRIBUTES;
+}
+
+unsigned pahole_claim(const char *env, char *err, size_t err_len)
+{
+	const char *v = env;
+
+	if (!v || !*v)
+		return PAHOLE_CLAIM_DEFAULT;
+	if (*v == 'v')
+		v++;
+	if (!strcmp(v, "1.24") || !strcmp(v, "124"))
+		return 24;
+	if (!strcmp(v, "1.30") || !strcmp(v, "130"))
+		return 30;
+	if (!strcmp(v, "1.31") || !strcmp(v, "131"))
+		return 31;
+	snprintf(err, err_len, "BTFC_PAHOLE_VERSION=%s: btfc behaves as pahole 1.24, 1.30 or 1.31",
+		 env);
+	return 0;
+}
 
 const char *pahole_feature_name(enum pahole_feature f)
 {
@@ -377,7 +396,7 @@ static const char *first_format(const char *list, char *buf, size_t len)
 	return buf;
 }
 
-int pahole_parse(int argc, char **argv, const char *env_lang, unsigned ncpus,
+int pahole_parse(int argc, char **argv, const char *env_lang, unsigned ncpus, unsigned claim,
 		 struct pahole_opts *po)
 {
 	struct option lopts[NPOPTS + 1];
@@ -385,6 +404,7 @@ int pahole_parse(int argc, char **argv, const char *env_lang, unsigned ncpus,
 	int c, idx;
 
 	memset(po, 0, sizeof(*po));
+	po->claim = claim;
 	for (int i = 0; i < PF__NR; i++)
 		po->feat[i] = features[i].initial;
 	for (size_t i = 0; i < NPOPTS; i++)
@@ -414,8 +434,17 @@ int pahole_parse(int argc, char **argv, const char *env_lang, unsigned ncpus,
 			continue;
 		case O_SUPPORTED: supported = true; continue;
 		case O_GEN_FLOATS: po->feat[PF_FLOAT] = true; continue;
-		/* 1.21-1.26: all features of the time beyond the defaults = floats. */
-		case O_GEN_ALL: po->feat[PF_FLOAT] = true; continue;
+		case O_GEN_ALL:
+			/*
+			 * 1.21-1.26: all features of the time beyond the defaults =
+			 * floats.  1.27+ passes "all" to the --btf_features parser,
+			 * which no longer knows it: every knob off, none on.
+			 */
+			if (po->claim == 24)
+				po->feat[PF_FLOAT] = true;
+			else if (parse_features(po, "all", false))
+				return -1;
+			continue;
 		case O_GEN_OPTIMIZED: po->feat[PF_OPTIMIZED_FUNC] = true; continue;
 		case O_FORCE: po->feat[PF_ENCODE_FORCE] = true; continue;
 		case O_SKIP_VARS: po->feat[PF_VAR] = false; continue;
@@ -533,18 +562,22 @@ int pahole_enc_opts(struct pahole_opts *po, struct enc_opts *o, uint32_t *langs_
 	o->decl_tags = f[PF_DECL_TAG];
 	o->type_tags = f[PF_TYPE_TAG];
 	o->enum64 = f[PF_ENUM64];
-	/* pahole tags kfuncs only when decl tags are on */
-	o->decl_tag_kfuncs = f[PF_DECL_TAG_KFUNCS] && f[PF_DECL_TAG];
-	/*
-	 * pahole 1.24's function selection unless a 1.25+ function knob asks
-	 * for more: optimized_func (suffixed ELF names) or consistent_func.
-	 */
-	o->compat = f[PF_OPTIMIZED_FUNC] || f[PF_CONSISTENT_FUNC] ? ENC_MODERN : ENC_COMPAT_124;
-	o->consistent_func = f[PF_CONSISTENT_FUNC];
+	/* pahole tags kfuncs only when decl tags are on (policy_kfunc_tags) */
+	o->decl_tag_kfuncs = f[PF_DECL_TAG_KFUNCS];
+	o->compat = po->claim == 24 ? ENC_COMPAT_124 : po->claim == 30 ? ENC_COMPAT_130
+								      : ENC_COMPAT_131;
+	if (po->claim != 24) {
+		o->consistent_func = f[PF_CONSISTENT_FUNC];
+		o->optimized_func = f[PF_OPTIMIZED_FUNC];
+		o->global_vars = f[PF_GLOBAL_VAR];
+		o->attributes = f[PF_ATTRIBUTES];
+	} else {
+		o->decl_tag_kfuncs = false;
+	}
 	o->jobs = po->jobs ? po->jobs : 1;
 	o->verbose = po->verbose;
 	/* pahole writes .BTF.base only into an ELF: ignored for detached output. */
-	o->distilled_base = f[PF_DISTILLED_BASE] && !po->detached;
+	o->distilled_base = f[PF_DISTILLED_BASE] && !po->detached && po->claim != 24;
 	if (o->distilled_base && !po->btf_base)
 		return perr(po, "distilled_base needs --btf_base");
 	if (f[PF_DISTILLED_BASE] && po->detached)
@@ -557,9 +590,13 @@ int pahole_enc_opts(struct pahole_opts *po, struct enc_opts *o, uint32_t *langs_
 	}
 	if (f[PF_DECL_TAG_KFUNCS] && !f[PF_DECL_TAG])
 		note_add(notes, notes_len, "%s", features[PF_DECL_TAG_KFUNCS].note);
-	for (int i = 0; i < PF__NR; i++)
-		if (f[i] && features[i].note && features[i].support != FS_YES)
+	for (int i = 0; i < PF__NR; i++) {
+		if (f[i] && po->claim == 24 && feature_after_124(i))
+			note_add(notes, notes_len, "%s: not in pahole 1.24 (BTFC_PAHOLE_VERSION=1.24), ignored",
+				 features[i].name);
+		else if (f[i] && features[i].note && features[i].support != FS_YES)
 			note_add(notes, notes_len, "%s", features[i].note);
+	}
 	for (size_t i = 0; i < po->nignored; i++)
 		note_add(notes, notes_len, "Ignoring unsupported feature '%s'", po->ignored[i]);
 	return 0;
@@ -585,7 +622,8 @@ int pahole_format_note(const char *line, char *out, size_t len)
 	const char *name, *end = NULL, *reason = NULL;
 	size_t i;
 
-	if (strstr(line, PAHOLE_SKIP)) {
+	/* already pahole's: "NAME : skipping ..." (1.31), "NAME (SYMBOL): skipping ..." (1.30) */
+	if (strstr(line, PAHOLE_SKIP) || strstr(line, "): skipping BTF encoding of function due to ")) {
 		snprintf(out, len, "%s", line);
 		return 1;
 	}
@@ -632,8 +670,8 @@ static void pahole_log(void *ctx, const char *line)
 
 static const char usage_text[] =
 	"usage: pahole [OPTIONS] [FILE | TYPE...]\n"
-	"  btfc's pahole-compatible front end (pahole v1.24 command line, plus the\n"
-	"  --btf_features interface of later versions).\n"
+	"  btfc's pahole-compatible front end: pahole v1.31's command line and\n"
+	"  behaviour ($BTFC_PAHOLE_VERSION=1.24 or 1.30: that version's).\n"
 	"  Encoding:\n"
 	"    -J, --btf_encode             encode FILE's DWARF as BTF into FILE's .BTF (in place)\n"
 	"    --btf_encode_detached=OUT    write raw BTF to OUT instead\n"
@@ -729,10 +767,16 @@ static int run_layout(struct pahole_opts *po)
 
 int cmd_pahole(int argc, char **argv)
 {
+	char err[160];
+	unsigned claim = pahole_claim(getenv("BTFC_PAHOLE_VERSION"), err, sizeof(err));
 	struct pahole_opts po;
 	int rc;
 
-	if (pahole_parse(argc, argv, getenv("PAHOLE_LANG_EXCLUDE"), pool_ncpus(), &po)) {
+	if (!claim) {
+		fprintf(stderr, "pahole: %s\n", err);
+		return EXIT_ERR;
+	}
+	if (pahole_parse(argc, argv, getenv("PAHOLE_LANG_EXCLUDE"), pool_ncpus(), claim, &po)) {
 		fprintf(stderr, "pahole: %s\n", po.err);
 		if (!strncmp(po.err, "Feature '", 9))
 			print_supported(stderr);
@@ -747,11 +791,11 @@ int cmd_pahole(int argc, char **argv)
 		rc = EXIT_OK;
 		break;
 	case PH_VERSION:
-		printf("v%d.%02d\n", PAHOLE_COMPAT_MAJOR, PAHOLE_COMPAT_MINOR);
+		printf("v%d.%02u\n", PAHOLE_COMPAT_MAJOR, po.claim);
 		rc = EXIT_OK;
 		break;
 	case PH_NUMERIC_VERSION:
-		printf("%d%02d\n", PAHOLE_COMPAT_MAJOR, PAHOLE_COMPAT_MINOR);
+		printf("%d%02u\n", PAHOLE_COMPAT_MAJOR, po.claim);
 		rc = EXIT_OK;
 		break;
 	case PH_SUPPORTED:

@@ -14,12 +14,20 @@
 struct enc_opts;
 
 /*
- * The pahole version whose command line btfc implements, as the kernel
- * reads it (scripts/pahole-version.sh -> CONFIG_PAHOLE_VERSION).  See
- * README.md "pahole compatibility" for why it is 1.24.
+ * The pahole version btfc claims, as the kernel reads it
+ * (scripts/pahole-version.sh -> CONFIG_PAHOLE_VERSION), and behaves as:
+ * 1.31 unless $BTFC_PAHOLE_VERSION asks for 1.24 or 1.30 (to reproduce an
+ * older distribution's build).  README.md "pahole compatibility".
  */
 #define PAHOLE_COMPAT_MAJOR 1
-#define PAHOLE_COMPAT_MINOR 24
+#define PAHOLE_CLAIM_DEFAULT 31
+
+/*
+ * The minor version $BTFC_PAHOLE_VERSION (env, may be NULL or empty)
+ * claims: 24, 30 or 31 ("1.30", "v1.30" and "130" are taken alike);
+ * 0 with err set for anything else.
+ */
+unsigned pahole_claim(const char *env, char *err, size_t err_len);
 
 /* --btf_features names, in pahole's table order. */
 enum pahole_feature {
@@ -36,8 +44,6 @@ enum pahole_feature {
 	PF_DISTILLED_BASE,
 	PF_GLOBAL_VAR,
 	PF_ATTRIBUTES,
-	PF_TRUE_SIGNATURE,
-	PF_LAYOUT,
 	PF__NR
 };
 
@@ -52,6 +58,7 @@ enum pahole_mode {
 
 struct pahole_opts {
 	enum pahole_mode mode;
+	unsigned claim;			/* the minor version claimed: 24, 30 or 31 */
 	bool encode;			/* -J or --btf_encode_detached seen */
 	const char *detached;		/* --btf_encode_detached=FILE */
 	const char *btf_base;		/* --btf_base[=]FILE */
@@ -73,11 +80,12 @@ struct pahole_opts {
 const char *pahole_feature_name(enum pahole_feature f);
 
 /*
- * Parse a pahole command line (argv[0] is the program name).  env_lang is
- * $PAHOLE_LANG_EXCLUDE (may be NULL), ncpus what a bare -j means.
- * Returns 0, or -1 with po->err set.  Free with pahole_opts_free either way.
+ * Parse a pahole command line (argv[0] is the program name) as pahole
+ * 1.<claim> does.  env_lang is $PAHOLE_LANG_EXCLUDE (may be NULL), ncpus
+ * what a bare -j means.  Returns 0, or -1 with po->err set.  Free with
+ * pahole_opts_free either way.
  */
-int pahole_parse(int argc, char **argv, const char *env_lang, unsigned ncpus,
+int pahole_parse(int argc, char **argv, const char *env_lang, unsigned ncpus, unsigned claim,
 		 struct pahole_opts *po);
 void pahole_opts_free(struct pahole_opts *po);
 

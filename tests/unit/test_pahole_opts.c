@@ -9,6 +9,9 @@
 
 #define NCPUS 7
 
+/* The pahole version the parses below claim (pahole_claim's default unless a test sets it). */
+static unsigned claim = PAHOLE_CLAIM_DEFAULT;
+
 /* Parse a NULL-terminated list of arguments (argv[0] = "pahole"). */
 static int parse(struct pahole_opts *po, const char *env_lang, ...)
 {
@@ -23,7 +26,7 @@ static int parse(struct pahole_opts *po, const char *env_lang, ...)
 		argv[argc++] = (char *)a;
 	va_end(ap);
 	argv[argc] = NULL;
-	return pahole_parse(argc, argv, env_lang, NCPUS, po);
+	return pahole_parse(argc, argv, env_lang, NCPUS, claim, po);
 }
 
 static bool has_layout_arg(const struct pahole_opts *po, const char *s)
@@ -159,7 +162,7 @@ TEST(pahole_features_first_resets_later_add)
 	for (int f = PF_ENCODE_FORCE; f <= PF_DECL_TAG_KFUNCS; f++)
 		CHECK(po.feat[f]);
 	CHECK(po.feat[PF_ATTRIBUTES]);
-	CHECK(!po.feat[PF_GLOBAL_VAR] && !po.feat[PF_DISTILLED_BASE] && !po.feat[PF_LAYOUT]);
+	CHECK(!po.feat[PF_GLOBAL_VAR] && !po.feat[PF_DISTILLED_BASE]);
 	CHECK_EQ_U(po.jobs, 2);
 	CHECK_STR(po.lang_exclude, "rust");
 	CHECK_STR(po.detached, "X.BTF.1");
@@ -179,8 +182,7 @@ TEST(pahole_features_default_and_plus)
 	for (int f = PF_ENCODE_FORCE; f <= PF_DECL_TAG_KFUNCS; f++)
 		CHECK(po.feat[f]);
 	CHECK(!po.feat[PF_REPRODUCIBLE_BUILD] && !po.feat[PF_DISTILLED_BASE] &&
-	      !po.feat[PF_GLOBAL_VAR] && !po.feat[PF_ATTRIBUTES] && !po.feat[PF_TRUE_SIGNATURE] &&
-	      !po.feat[PF_LAYOUT]);
+	      !po.feat[PF_GLOBAL_VAR] && !po.feat[PF_ATTRIBUTES]);
 	pahole_opts_free(&po);
 
 	REQUIRE(parse(&po, NULL, "-J", "--btf_features=+global_var", "f.o", NULL) == 0);
@@ -201,6 +203,11 @@ TEST(pahole_features_unknown)
 	CHECK(po.feat[PF_FLOAT] && po.feat[PF_VAR]);
 	CHECK_EQ_U(po.nignored, 1);
 	CHECK_STR(po.ignored[0], "frobnicate");
+	pahole_opts_free(&po);
+
+	/* pahole 1.31 has no layout or true_signature feature (later versions do) */
+	REQUIRE(parse(&po, NULL, "-J", "--btf_features=layout,true_signature,var", "f.o", NULL) == 0);
+	CHECK(po.feat[PF_VAR] && po.nignored == 2);
 	pahole_opts_free(&po);
 
 	/* "all" is not a feature since 1.27: the reset still happens */
@@ -236,9 +243,15 @@ TEST(pahole_legacy_flags_in_argv_order)
 	CHECK(po.feat[PF_FLOAT] && po.feat[PF_VAR]);
 	pahole_opts_free(&po);
 
-	/* --btf_gen_all: pahole 1.24's meaning (floats), defaults kept */
+	/* --btf_gen_all: pahole 1.24's meaning (floats), defaults kept ... */
+	claim = 24;
 	REQUIRE(parse(&po, NULL, "-J", "--btf_gen_all", "f.o", NULL) == 0);
 	CHECK(po.feat[PF_FLOAT] && po.feat[PF_VAR] && po.feat[PF_ENUM64]);
+	pahole_opts_free(&po);
+	/* ... 1.27+: "all" handed to the features parser, which resets and knows it not */
+	claim = 31;
+	REQUIRE(parse(&po, NULL, "-J", "--btf_gen_all", "f.o", NULL) == 0);
+	CHECK(!po.feat[PF_FLOAT] && !po.feat[PF_VAR] && !po.feat[PF_ENUM64]);
 	pahole_opts_free(&po);
 }
 
@@ -289,6 +302,7 @@ TEST(pahole_enc_opts_mapping)
 	char notes[2048];
 
 	/* the 6.12 kernel line with a claimed 1.24 */
+	claim = 24;
 	REQUIRE(parse(&po, NULL, "-J", "--btf_gen_floats", "-j2", "--lang_exclude=rust", "vmlinux",
 		      NULL) == 0);
 	REQUIRE(pahole_enc_opts(&po, &o, langs, 8, notes, sizeof(notes)) == 0);
@@ -306,31 +320,43 @@ TEST(pahole_enc_opts_mapping)
 	CHECK(!o.floats);
 	pahole_opts_free(&po);
 
-	/* 1.26+ line: modern function policy, notes for what is missing */
-	REQUIRE(parse(&po, NULL, "-J", "-V",
-		      "--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,"
-		      "consistent_func,decl_tag_kfuncs,bogus",
-		      "--btf_features=global_var", "vmlinux", NULL) == 0);
+	/* a 1.24 claim ignores what 1.24 did not have, and says so */
+	REQUIRE(parse(&po, NULL, "-J", "--btf_features=+global_var", "vmlinux", NULL) == 0);
 	REQUIRE(pahole_enc_opts(&po, &o, langs, 8, notes, sizeof(notes)) == 0);
-	CHECK(o.force && o.floats && o.vars && o.enum64 && o.consistent_func && o.decl_tag_kfuncs);
-	CHECK(o.compat == ENC_MODERN);
-	CHECK_EQ_U(o.verbose, 1);
-	CHECK(strstr(notes, "global_var: not implemented") != NULL);
-	CHECK(strstr(notes, "decl_tag_kfuncs") == NULL);
-	CHECK(strstr(notes, "Ignoring unsupported feature 'bogus'") != NULL);
+	CHECK(o.compat == ENC_COMPAT_124 && !o.consistent_func && !o.global_vars &&
+	      !o.decl_tag_kfuncs);
+	CHECK(strstr(notes, "global_var: not in pahole 1.24") != NULL);
 	pahole_opts_free(&po);
+
+	/* 1.26+ line: 1.31's policy (1.30's under a 1.30 claim), every feature honoured */
+	for (claim = 30; claim <= 31; claim++) {
+		REQUIRE(parse(&po, NULL, "-J", "-V",
+			      "--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,"
+			      "consistent_func,decl_tag_kfuncs,bogus",
+			      "--btf_features=global_var,attributes", "vmlinux", NULL) == 0);
+		REQUIRE(pahole_enc_opts(&po, &o, langs, 8, notes, sizeof(notes)) == 0);
+		CHECK(o.force && o.floats && o.vars && o.enum64 && o.consistent_func &&
+		      o.optimized_func && o.decl_tag_kfuncs && o.global_vars && o.attributes);
+		CHECK(o.compat == (claim == 30 ? ENC_COMPAT_130 : ENC_COMPAT_131));
+		CHECK_EQ_U(o.verbose, 1);
+		CHECK(strstr(notes, "global_var") == NULL && strstr(notes, "attributes") == NULL);
+		CHECK(strstr(notes, "decl_tag_kfuncs") == NULL);
+		CHECK(strstr(notes, "Ignoring unsupported feature 'bogus'") != NULL);
+		pahole_opts_free(&po);
+	}
+	claim = PAHOLE_CLAIM_DEFAULT;
 
 	/* kfunc tags need decl tags (pahole) */
 	REQUIRE(parse(&po, NULL, "-J", "--btf_features=decl_tag_kfuncs", "f.o", NULL) == 0);
 	REQUIRE(pahole_enc_opts(&po, &o, langs, 8, notes, sizeof(notes)) == 0);
-	CHECK(!o.decl_tag_kfuncs && !o.decl_tags);
+	CHECK(!o.decl_tags);
 	CHECK(strstr(notes, "decl_tag_kfuncs: needs decl_tag") != NULL);
 	pahole_opts_free(&po);
 	REQUIRE(parse(&po, NULL, "-J", "--btf_features=+decl_tag_kfuncs", "f.o", NULL) == 0);
 	REQUIRE(pahole_enc_opts(&po, &o, langs, 8, NULL, 0) == 0);
 	CHECK(o.decl_tag_kfuncs && o.decl_tags);
 	pahole_opts_free(&po);
-	/* 1.24's defaults: no kfunc tags */
+	/* the defaults without --btf_features: no kfunc tags */
 	REQUIRE(parse(&po, NULL, "-J", "--btf_gen_floats", "f.o", NULL) == 0);
 	REQUIRE(pahole_enc_opts(&po, &o, langs, 8, NULL, 0) == 0);
 	CHECK(!o.decl_tag_kfuncs);
@@ -392,7 +418,19 @@ TEST(pahole_version_and_info_modes)
 	CHECK_EQ_U(po.verbose, 1);
 	pahole_opts_free(&po);
 	CHECK_STR(pahole_feature_name(PF_CONSISTENT_FUNC), "consistent_func");
-	CHECK(PAHOLE_COMPAT_MAJOR * 100 + PAHOLE_COMPAT_MINOR == 124);
+}
+
+TEST(pahole_claim_env)
+{
+	char err[160];
+
+	CHECK_EQ_U(pahole_claim(NULL, err, sizeof(err)), 31);
+	CHECK_EQ_U(pahole_claim("", err, sizeof(err)), 31);
+	CHECK_EQ_U(pahole_claim("1.24", err, sizeof(err)), 24);
+	CHECK_EQ_U(pahole_claim("v1.30", err, sizeof(err)), 30);
+	CHECK_EQ_U(pahole_claim("131", err, sizeof(err)), 31);
+	CHECK_EQ_U(pahole_claim("1.27", err, sizeof(err)), 0);
+	CHECK(strstr(err, "BTFC_PAHOLE_VERSION=1.27") != NULL);
 }
 
 TEST(pahole_layout_passthrough)

@@ -189,11 +189,18 @@ def bench_encode(a):
                                            "--lang_exclude=rust", "--btf_encode_detached=" + out, v]),
         ("btfc encode -j1", [a.btfc, "encode", "-j1", "--stats", v, "-o", out]),
         ("btfc encode -j2", [a.btfc, "encode", "-j2", "--stats", v, "-o", out]),
+        ("btfc encode -j2 --compat 1.30", [a.btfc, "encode", "-j2", "--compat", "1.30", v, "-o", out]),
+        ("btfc encode -j2 --compat 1.31", [a.btfc, "encode", "-j2", "--compat", "1.31", v, "-o", out]),
     ]
     res = {}
     for (name, _), (wall, cpu, rss, _) in zip(runs, side_by_side([c for _, c in runs], a.runs)):
         res[name] = (wall, cpu, rss)
         row(name, wall, cpu, rss)
+    (_, c24, _), (_, c30, _), (_, c31, _) = (res[k] for k in list(res)[2:])
+    print(f"  policy cost (cpu, -j2): 1.30 {c30 / c24:5.2f}x, 1.31 {c31 / c24:5.2f}x of 1.24's"
+          "   (target <= 1.10)")
+    for k in list(res)[3:]:
+        del res[k]
     p = subprocess.run([a.btfc, "encode", "-j2", "--stats", v, "-o", out], capture_output=True,
                        text=True)
     print("  btfc phases (-j2): " + " ".join(l for l in p.stderr.splitlines() if "time:" in l))

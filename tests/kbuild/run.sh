@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end check of btfc as the kernel's pahole: build a small Linux 6.12
 # (Debian's linux-source-6.12) with `make PAHOLE=...`, boot it under QEMU
-# (TCG) with a busybox initramfs that checks /sys/kernel/btf/vmlinux, loads
+# (TCG) with a busybox initramfs that checks /sys/kernel/btf/vmlinux (and,
+# when the claimed pahole is 1.26 or later, its bpf_kfunc decl tags), loads
 # a module and checks /sys/kernel/btf/<module>, and prints PASS.
+# BTFC_PAHOLE_VERSION=1.24 builds with btfc claiming pahole 1.24.
 #
 #   tests/kbuild/run.sh                 # PAHOLE = btfc, installed by `make install`
 #   PAHOLE=pahole tests/kbuild/run.sh   # Debian's pahole 1.24: the reference
@@ -47,7 +49,7 @@ if [ -z "${PAHOLE:-}" ]; then
 	make -C "$ROOT" -s >/dev/null
 	make -C "$ROOT" -s install PREFIX="$KB/prefix" >/dev/null
 	PAHOLE=$KB/prefix/libexec/btfc/pahole
-	TAG=btfc
+	TAG=btfc-$("$PAHOLE" --numeric_version)
 else
 	PAHOLE=$(command -v "$PAHOLE") || die "PAHOLE=$PAHOLE not found"
 	case "$("$PAHOLE" --version 2>/dev/null)" in
@@ -107,7 +109,9 @@ for o in DEBUG_INFO_BTF=y DEBUG_INFO_BTF_MODULES=y DEBUG_INFO_DWARF5=y MODULES=y
 	 SERIAL_8250_CONSOLE=y BLK_DEV_INITRD=y; do
 	grep -qx "CONFIG_$o" "$OUT/build/.config" || die "CONFIG_$o did not stick (see $OUT/config.log)"
 done
-log "CONFIG_PAHOLE_VERSION=$(sed -n 's/^CONFIG_PAHOLE_VERSION=//p' "$OUT/build/.config")"
+PV=$(sed -n 's/^CONFIG_PAHOLE_VERSION=//p' "$OUT/build/.config")
+log "CONFIG_PAHOLE_VERSION=$PV"
+KFUNC_TAGS=0; [ "$PV" -ge 126 ] && KFUNC_TAGS=1	# the kernel asks for decl_tag_kfuncs
 
 # 6. build (timed)
 log "building bzImage + modules (make -j$JOBS, nice 19) in $OUT/build; log $OUT/build.log"
@@ -124,6 +128,10 @@ for m in $MODULES; do
 	readelf -S "$ko" | grep -q ' \.BTF ' || die "$m.ko has no .BTF"
 done
 readelf -S "$OUT/build/vmlinux" | grep -q ' \.BTF ' || die "vmlinux has no .BTF"
+objcopy -O binary --only-section=.BTF "$OUT/build/vmlinux" "$OUT/vmlinux.btf"
+NKF=$("$ROOT/build/btfc" dump "$OUT/vmlinux.btf" | grep -c "DECL_TAG 'bpf_kfunc'" || true)
+log "vmlinux .BTF: $NKF bpf_kfunc decl tags"
+[ $KFUNC_TAGS = 0 ] || [ "$NKF" -gt 0 ] || die "pahole $PV: no bpf_kfunc decl tags in vmlinux's .BTF"
 
 # 7. initramfs: busybox, the modules, an init that checks BTF in sysfs.
 IR=$OUT/initramfs
@@ -148,6 +156,10 @@ mount -t sysfs sysfs /sys
 ok=1
 if [ -e /sys/kernel/btf/vmlinux ]; then echo "kbuild-check: vmlinux BTF present"
 else echo "kbuild-check: no /sys/kernel/btf/vmlinux"; ok=0; fi
+if [ $KFUNC_TAGS = 1 ]; then
+	if grep -q bpf_kfunc /sys/kernel/btf/vmlinux; then echo "kbuild-check: bpf_kfunc tags in /sys/kernel/btf/vmlinux"
+	else echo "kbuild-check: no bpf_kfunc tag in /sys/kernel/btf/vmlinux"; ok=0; fi
+fi
 for m in $MODULES; do
 	n=\$(echo \$m | sed 's/-/_/g')
 	if insmod /mod/\$m.ko; then echo "kbuild-check: insmod \$m ok"
@@ -175,6 +187,6 @@ btf_mods=$(awk '$0 ~ /--btf_base/ {s += $1; n++} END {printf "%.2f s over %d mod
 bad=$(grep -vc ' rc=0 ' "$TIMES" || true)
 result=FAIL
 grep -q 'kbuild-check: PASS' "$OUT/boot.log" && [ "$bad" = 0 ] && result=PASS
-summary="$result: linux-source-$KVER $SRCVER, PAHOLE $TAG ($("$PAHOLE" --version)), make -j$JOBS: build $(printf '%.0f' "$BUILD_S") s; BTF steps: vmlinux $btf_vmlinux s, modules $btf_mods"
+summary="$result: linux-source-$KVER $SRCVER, PAHOLE $TAG ($("$PAHOLE" --version)), make -j$JOBS: build $(printf '%.0f' "$BUILD_S") s; BTF steps: vmlinux $btf_vmlinux s, modules $btf_mods; $NKF bpf_kfunc tags"
 echo "$summary" | tee "$OUT/summary.txt"
 [ $result = PASS ]

@@ -1,198 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * One unit's DWARF -> a BTF fragment.
+ * One unit's DWARF -> a BTF fragment (enc_convert_unit).
  *
- * Pass 1 walks the unit's DIEs once, in order, and records every type DIE
- * as an IR entry (local BTF id = IR index + 1) with its children (members,
- * enumerators, parameters, array dimensions) and the function and
- * variable candidates.  Pass 2 emits the IR as BTF records, resolving DWARF
- * references through a DIE-offset -> id map.  A reference leaving the unit
- * (ref_addr, type units, dwz) pulls the referenced DIE's subtree into the
- * IR on demand.
+ * Pass 1 (here) walks the unit's DIEs once, in order, and records every
+ * type DIE as an IR entry (local BTF id = IR index + 1) with its children
+ * (members, enumerators, parameters, array dimensions) and the function
+ * and variable candidates (select.c decides which are kept), then
+ * resolves DWARF references through a DIE-offset -> id map.  A reference
+ * leaving the unit (ref_addr, type units, dwz) pulls the referenced DIE's
+ * subtree into the IR on demand.  Pass 2 (emit.c) writes the IR as BTF
+ * records.
  *
- * What pahole 1.24 does is the reference for every choice below; where it
- * fails (atomic, complex floats) we degrade instead, with a note.
+ * What pahole does is the reference for every choice; where it fails
+ * (atomic, complex floats) we degrade instead, with a note.
  */
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "base/arena.h"
 #include "base/hash.h"
 #include "base/mem.h"
-#include "encode/internal.h"
-
-enum ir_kind {
-	IR_INT, IR_FLOAT, IR_PTR, IR_CONST, IR_VOLATILE, IR_RESTRICT, IR_TYPEDEF,
-	IR_STRUCT, IR_UNION, IR_FWD, IR_ENUM, IR_ARRAY, IR_PROTO, IR_TYPE_TAG,
-};
-
-enum ir_child_kind { CH_MEMBER, CH_ENUMERATOR, CH_PARAM, CH_VARARG, CH_DIM };
-
-struct ir_type {
-	uint8_t kind;
-	bool fwd_union, enum_signed, has_vararg;
-	const char *name;
-	uint64_t ref;		/* DWARF reference of the target, 0 = void */
-	uint64_t size;		/* bytes */
-	uint32_t enc;		/* INT encoding */
-	uint32_t first, n;	/* children, after grouping */
-	uint64_t die;		/* for messages */
-	uint32_t ref_id;	/* ref resolved to a local id */
-	int32_t tag;		/* PTR: newest TYPE_TAG; TYPE_TAG: the previous one; -1 none */
-	uint32_t nmemb;		/* members seen so far (decl tag component index) */
-};
-
-/* A btf_decl_tag annotation, attached at emission. */
-enum { TAG_ON_TYPE, TAG_ON_FUNC, TAG_ON_VAR };
-struct ir_decl_tag {
-	const char *value;
-	uint8_t on;
-	uint32_t target;	/* IR type, function or variable index */
-	int32_t component;	/* member or parameter index, -1 for the whole */
-};
-
-/* 40 bytes: a module's unit records thousands (twice, with the grouped copy). */
-struct ir_child {
-	uint32_t parent;	/* IR index */
-	uint8_t kind;
-	bool value_signed;
-	bool unexp;		/* CH_PARAM (1.30+): in a register other than the ABI's */
-	const char *name;
-	uint64_t ref;
-	union {			/* by kind */
-		uint64_t bit_offset;	/* CH_MEMBER */
-		int64_t value;		/* CH_ENUMERATOR value, CH_DIM element count */
-		uint64_t die;		/* CH_PARAM: its DIE, for location checks */
-	};
-	uint32_t bit_size;
-	uint32_t ref_id;
-};
-
-struct ir_func {
-	const char *name;
-	uint64_t die, ret;
-	uint32_t first, n;	/* params in children */
-	uint32_t ret_id;
-	uint32_t nparams;	/* formal parameters seen so far */
-	bool declaration, external, named_params, vararg, keep, suffix_only;
-	bool candidate;		/* could be kept: its parameters are decoded */
-	bool kfunc_ok;		/* 1.30: found by the exact lookup kfunc tags use */
-	const char *elf_name;	/* 1.30: the ELF symbol matched */
-};
-
-struct ir_var {
-	const char *name;
-	uint64_t die, type, spec, addr;
-	bool declaration, external, has_addr, artificial;
-	bool addr_first;	/* 1.30+: the location starts with DW_OP_addr (addr) */
-	uint32_t type_id;
-	const struct percpu_sym *ps;	/* 1.24, selected: its ELF symbol */
-	const struct var_sec *sec;	/* 1.30+, selected: its section */
-	uint64_t size;		/* 1.30+: its type's size */
-};
-
-/*
- * DIE offset -> local id + 1.  References inside the current unit (nearly
- * all) index a direct array by offset: one word per byte of the unit,
- * value + 1 (0 = absent), cleared for the next unit through the log of
- * the positions set.  Others (ref_addr, type units, dwz) go to the hash
- * table, generation-stamped so clearing it is O(1).
- */
-struct refmap {
-	uint64_t *keys;
-	uint32_t *vals, *gens;
-	size_t cap, n;
-	uint32_t gen;
-	uint32_t *direct;
-	uint64_t dbase, dlen, dcap;	/* unit's [off, end) in .debug_info */
-	uint32_t *dlog;			/* positions set in direct */
-	size_t dlog_n, dlog_cap;
-};
-
-/* One slot of a worker's string cache: 24 bytes, one cache line per probe. */
-struct scache_slot {
-	const char *key;	/* string in .debug_str or the cache's copy; NULL = empty */
-	uint32_t hash;		/* low bits of the key's hash */
-	uint32_t len;
-	uint32_t val;		/* string offset in the output BTF */
-	uint32_t pad;
-};
-
-struct str_cache {
-	struct scache_slot *slots;
-	size_t cap, n;
-	/*
-	 * Keys outside .debug_str (inline DW_FORM_string names in
-	 * .debug_info, the alternate file's strings) are copied here: a
-	 * lookup compares bytes, and reading them where they lie would fault
-	 * back in the pages of units given back long ago (34 MB of vmlinux's
-	 * .debug_info at the end of a -j2 run).
-	 */
-	struct arena copies;
-};
-
-static void scache_free(struct str_cache *c)
-{
-	mem_free(c->slots);
-	arena_free(&c->copies);
-	c->slots = NULL;
-	c->cap = c->n = 0;
-}
-
-/*
- * Names of one to three characters, the ones gcc writes inline
- * (DW_FORM_string): vmlinux has 725 k references to a few thousand texts.
- * Keyed by their bytes, direct-mapped: a hit costs no strlen, hash or
- * string compare.  0 = empty (no such name is empty).
- */
-#define SHORT_SLOTS 4096
-struct short_slot {
-	uint32_t key, off;
-};
-
-struct enc_worker {
-	struct short_slot shorts[SHORT_SLOTS];
-	struct dw_die die, die2;
-	struct refmap map;
-	struct ir_type *types;
-	size_t ntypes, types_cap;
-	struct ir_child *kids, *kids_sorted;
-	size_t nkids, kids_cap, sorted_cap;
-	const struct ir_child *grouped;	/* kids, or kids_sorted when they were not grouped */
-	uint32_t last_parent;	/* of the newest child */
-	bool split;		/* some parent's children are not one run */
-	struct ir_func *funcs;
-	size_t nfuncs, funcs_cap;
-	struct ir_var *vars;
-	size_t nvars, vars_cap;
-	struct ir_decl_tag *tags;
-	size_t ntags, tags_cap;
-	/*
-	 * 1.30+: parameters (DIE offsets) whose concrete instances were in an
-	 * unexpected register: pahole counts that against the abstract one too.
-	 */
-	uint64_t *unexp_origins;
-	size_t nunexp, unexp_cap;
-	uint8_t *packed;	/* 1.31, per type: 0 not inferred, 1 not packed, 2 packed */
-	size_t packed_cap, packed_n;	/* packed_n: entries valid for this unit */
-	uint32_t *count;	/* per type: children, for grouping */
-	size_t count_cap;
-	/* Containers open at each depth of the walk: IR index, or -1. */
-	int64_t *open;
-	int *open_kind;		/* 0 type, 1 function, -1 none */
-	size_t open_cap;
-	struct str_cache scache_text;
-	struct dw_filter *filter;	/* the attributes decoded */
-	size_t resolved_types, resolved_kids;	/* resolve_all progress in this unit */
-	/* Current unit. */
-	struct enc_ctx *ctx;
-	const struct dw_unit *unit;
-	struct cu_frag *frag;
-	int64_t int_type;	/* IR index of the unit's "int", or -1 */
-	struct diag *d;
-};
+#include "encode/worker.h"
 
 /*
  * The attributes anything here reads (visit() and its helpers, loc.c's
@@ -308,8 +136,7 @@ void cu_frag_free(struct cu_frag *f)
 	memset(f, 0, sizeof(*f));
 }
 
-PRINTF_LIKE(2, 3)
-static void note(struct enc_worker *w, const char *fmt, ...)
+void enc_note(struct enc_worker *w, const char *fmt, ...)
 {
 	struct cu_frag *f = w->frag;
 	char line[512];
@@ -499,7 +326,6 @@ static struct ir_type *new_type(struct enc_worker *w, const struct dw_die *die, 
 	return t;
 }
 
-#define FUNC_PARENT (1u << 31)	/* child of an ir_func, not an ir_type */
 
 /*
  * n children of parent (a type, or FUNC_PARENT | a function), zeroed but
@@ -605,9 +431,6 @@ static uint64_t type_byte_size(struct enc_worker *w, uint64_t ref)
 	return sz;
 }
 
-/* Containers open at a depth (enc_worker.open_kind). */
-enum { OPEN_NONE = -1, OPEN_TYPE = 0, OPEN_FUNC = 1, OPEN_MEMBER = 2, OPEN_PARAM = 3,
-       OPEN_VAR = 4 };
 
 static inline int set_open(struct enc_worker *w, int depth, int kind, int64_t idx);
 
@@ -739,46 +562,6 @@ static int add_dim(struct enc_worker *w, uint32_t parent, const struct dw_die *d
 	return 0;
 }
 
-/*
- * 1.30+: a parameter of a concrete instance takes its origin's name and
- * type when it has no type of its own; one in a register other than the
- * calling convention's (pahole's "unexpected register") is marked, and
- * counts against its origin too.
- */
-static int param_modern(struct enc_worker *w, struct ir_child *c, const struct dw_die *die,
-			uint32_t idx)
-{
-	const struct enc_syms *sy = w->ctx->syms;
-	struct dw_file *dw = w->ctx->in->dw;
-	uint64_t ao = c->ref ? 0 : dw_ref(dw, die, DW_AT_abstract_origin);
-	int exp = -1, got = -1;
-
-	if (idx < sy->nparam_regs && (exp = sy->param_ops[idx]) >= 0) {
-		const struct dw_attr *loc = dw_attr(die, DW_AT_location);
-
-		if (loc && loc->cls == DW_CL_SECOFF && loc->u < w->frag->loc_min)
-			w->frag->loc_min = loc->u;	/* consume_one() gives the pages back */
-		got = loc ? dw_param_entry_op(dw, die, exp) : -1;
-	}
-	if (got >= 0 && got != exp) {
-		c->unexp = true;
-		if (ao) {
-			if (VEC_RESERVE(w->unexp_origins, w->unexp_cap, w->nunexp + 1))
-				return -ENOMEM;
-			w->unexp_origins[w->nunexp++] = ao;
-		}
-	}
-	if (ao) {
-		struct diag d;
-
-		diag_clear(&d);
-		if (!dw_die_at(dw, ao, &w->die2, &d)) {
-			c->name = dw_name(&w->die2);
-			c->ref = dw_ref(dw, &w->die2, DW_AT_type);
-		}
-	}
-	return 0;
-}
 
 static int add_param(struct enc_worker *w, uint32_t parent, const struct dw_die *die, bool func)
 {
@@ -792,7 +575,7 @@ static int add_param(struct enc_worker *w, uint32_t parent, const struct dw_die 
 		c->name = dw_name(die);
 		c->ref = dw_ref(w->ctx->in->dw, die, DW_AT_type);
 		if (func && w->ctx->o->compat != ENC_COMPAT_124 &&
-		    param_modern(w, c, die, w->funcs[parent].nparams))
+		    enc_param_modern(w, c, die, w->funcs[parent].nparams))
 			return -ENOMEM;
 		if (func && !c->name)
 			w->funcs[parent].named_params = false;
@@ -913,56 +696,6 @@ static inline int set_open(struct enc_worker *w, int depth, int kind, int64_t id
 	return 0;
 }
 
-/* Could this subprogram be kept?  (The parameter-name rule comes later.) */
-static bool func_candidate(struct enc_worker *w, struct ir_func *f)
-{
-	const struct enc_syms *sy = w->ctx->syms;
-	const struct enc_opts *o = w->ctx->o;
-	bool exact;
-
-	f->suffix_only = false;
-	if (f->declaration || !f->name)
-		return false;
-	if (o->compat != ENC_COMPAT_124) {
-		/* no function symbols at all: pahole 1.30+ encodes no function */
-		if (!policy_func_match(sy, o, f->name, &exact, &f->elf_name))
-			return false;
-		f->suffix_only = !exact;
-		f->kfunc_ok = o->compat == ENC_COMPAT_131 || exact;
-		return true;
-	}
-	if (!sy->have_funcs)
-		return f->external;
-	return strset_find(&sy->funcs, f->name, strlen(f->name)) >= 0;
-}
-
-/*
- * 1.30+: a concrete instance (an out-of-line copy of an inline function,
- * a GCC clone) has no name of its own: pahole takes its origin's, and
- * its origin's return type when it has none, and judges it beside the
- * other instances.
- */
-static void func_from_origin(struct enc_worker *w, const struct dw_die *die, struct ir_func *f)
-{
-	struct dw_file *dw = w->ctx->in->dw;
-	uint64_t ao = dw_ref(dw, die, DW_AT_abstract_origin), ref = ao;
-	struct diag d;
-	int hop;
-
-	if (!ref)
-		ref = dw_ref(dw, die, DW_AT_specification);
-	for (hop = 0; ref && hop < 2 && !f->name; hop++) {
-		diag_clear(&d);
-		if (dw_die_at(dw, ref, &w->die2, &d))
-			return;
-		f->name = dw_name(&w->die2);
-		if (hop == 0 && ao && !f->ret)
-			f->ret = dw_ref(dw, &w->die2, DW_AT_type);
-		ref = dw_ref(dw, &w->die2, DW_AT_abstract_origin);
-		if (!ref)
-			ref = dw_ref(dw, &w->die2, DW_AT_specification);
-	}
-}
 
 /*
  * What the walk does with a DIE, by tag (codes below 0x50; the others are
@@ -1041,7 +774,7 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 		} else {
 			t = new_type(w, die, IR_INT);
 			if (t && (enc == DW_ATE_complex_float || enc == DW_ATE_imaginary_float))
-				note(w, "%s: DIE 0x%llx: complex/imaginary base type '%s' encoded as a %llu-byte INT",
+				enc_note(w, "%s: DIE 0x%llx: complex/imaginary base type '%s' encoded as a %llu-byte INT",
 				     w->ctx->in->dw ? dw_file_path(w->ctx->in->dw) : "",
 				     (unsigned long long)DW_REF_OFF(die->off), t->name ? t->name : "",
 				     (unsigned long long)size);
@@ -1064,7 +797,7 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 	case DW_TAG_ptr_to_member_type:
 		t = new_type(w, die, IR_PTR);
 		if (t && die->tag != DW_TAG_pointer_type)
-			note(w, "DIE 0x%llx: %s encoded as a pointer",
+			enc_note(w, "DIE 0x%llx: %s encoded as a pointer",
 			     (unsigned long long)DW_REF_OFF(die->off), dw_tag_name(die->tag));
 		if (t)
 			err = set_open(w, depth, OPEN_TYPE, (int64_t)w->ntypes - 1);
@@ -1096,7 +829,7 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 	case DW_TAG_shared_type:
 	case DW_TAG_packed_type:
 		/* No BTF kind: transparent, resolved to the target in pass 2. */
-		note(w, "DIE 0x%llx: %s dropped (no BTF equivalent)",
+		enc_note(w, "DIE 0x%llx: %s dropped (no BTF equivalent)",
 		     (unsigned long long)DW_REF_OFF(die->off), dw_tag_name(die->tag));
 		return map_put(&w->map, die->off, 0);	/* 0 = alias, see resolve() */
 	case DW_TAG_unspecified_type:
@@ -1175,8 +908,8 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 		f->external = dw_flag(die, DW_AT_external);
 		f->named_params = true;
 		if (!f->name && o->compat != ENC_COMPAT_124 && !f->declaration)
-			func_from_origin(w, die, f);
-		f->candidate = func_candidate(w, f);
+			enc_func_from_origin(w, die, f);
+		f->candidate = enc_func_candidate(w, f);
 		return set_open(w, depth, OPEN_FUNC, (int64_t)w->nfuncs - 1);
 	}
 	case DW_TAG_variable:
@@ -1338,7 +1071,7 @@ static int import_foreign(struct enc_worker *w, uint64_t ref)
  * Local id for a DWARF type reference; pulls foreign DIEs in.  Aliases
  * (atomic, anonymous typedef) resolve to their own target.
  */
-static int resolve(struct enc_worker *w, uint64_t ref, uint32_t *id)
+int enc_resolve(struct enc_worker *w, uint64_t ref, uint32_t *id)
 {
 	int guard;
 
@@ -1387,7 +1120,7 @@ static inline int resolve_ref(struct enc_worker *w, uint64_t ref, uint32_t *id)
 		*id = v - 1;
 		return 0;
 	}
-	return resolve(w, ref, id);
+	return enc_resolve(w, ref, id);
 }
 
 /* ---- pass 1.5: resolve every reference (importing foreign DIEs) ---- */
@@ -1420,7 +1153,7 @@ static int resolve_all(struct enc_worker *w)
 	w->resolved_kids = ki;
 	for (i = 0; i < w->nfuncs; i++)
 		if (w->funcs[i].keep) {
-			if ((r = resolve(w, w->funcs[i].ret, &id)))
+			if ((r = enc_resolve(w, w->funcs[i].ret, &id)))
 				return r;
 			w->funcs[i].ret_id = id;
 		}
@@ -1487,953 +1220,6 @@ static int group_children(struct enc_worker *w)
 
 /* ---- pass 2: IR -> BTF ---- */
 
-/* ---- strings: a per-worker cache in front of the shared interner ---- */
-
-/*
- * Names are interned once into the output BTF's string set (the only
- * shared mutable state of the conversion, behind ctx->str_lock, and the
- * seeded section's bitmap of known positions, set atomically).  Strings
- * without a position there are remembered by content in a per-worker
- * cache.  Offsets depend on which worker interned first; the final string
- * section is re-laid out in a fixed order after dedup, so output bytes do
- * not.
- */
-static int64_t intern_slow(struct enc_worker *w, const char *s, size_t len, uint32_t h)
-{
-	int64_t off;
-
-	pthread_mutex_lock(w->ctx->str_lock);
-	off = btf_add_str_hashed(w->ctx->out, s, len, h);
-	pthread_mutex_unlock(w->ctx->str_lock);
-	return off < 0 ? -ENOMEM : off;
-}
-
-static int scache_grow(struct str_cache *c)
-{
-	size_t ncap = c->cap ? c->cap * 2 : 4096, i;
-	struct scache_slot *n = mem_array(ncap, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (i = 0; i < c->cap; i++) {
-		size_t j;
-
-		if (!c->slots[i].key)
-			continue;
-		for (j = c->slots[i].hash & (ncap - 1); n[j].key; j = (j + 1) & (ncap - 1))
-			;
-		n[j] = c->slots[i];
-	}
-	mem_free(c->slots);
-	c->slots = n;
-	c->cap = ncap;
-	return 0;
-}
-
-/* Look s up by key (address or content); *slot receives the insertion slot. */
-static inline bool scache_find(const struct str_cache *c, uint32_t h, const char *s, size_t len,
-			       bool by_addr, size_t *slot, uint32_t *off)
-{
-	size_t j;
-
-	for (j = h & (c->cap - 1); c->slots[j].key; j = (j + 1) & (c->cap - 1)) {
-		const struct scache_slot *e = &c->slots[j];
-
-		if (e->hash != h)
-			continue;
-		if (by_addr ? e->key == s : e->len == len && bytes_eq(e->key, s, len)) {
-			*off = e->val;
-			return true;
-		}
-	}
-	*slot = j;
-	return false;
-}
-
-/* Cache s; copy it first unless it stays where it is (a .debug_str string). */
-static int scache_put(struct str_cache *c, uint32_t h, const char *s, size_t len, uint32_t off,
-		      bool copy)
-{
-	uint32_t dummy;
-	size_t slot;
-
-	if ((c->n + 1) * 2 > c->cap && scache_grow(c))
-		return -ENOMEM;
-	if (scache_find(c, h, s, len, false, &slot, &dummy))
-		return 0;
-	if (copy) {
-		char *k = arena_alloc(&c->copies, len + 1);
-
-		if (!k)
-			return -ENOMEM;
-		memcpy(k, s, len + 1);
-		s = k;
-	}
-	c->slots[slot].key = s;
-	c->slots[slot].hash = h;
-	c->slots[slot].len = (uint32_t)len;
-	c->slots[slot].val = off;
-	c->n++;
-	return 0;
-}
-
-/*
- * A seeded string of .debug_str (ctx->str_first) at pos, not yet known
- * there: its text's offset, and if that is its own (the first copy, or
- * the first reference to a suffix of a longer string, which becomes the
- * text's offset), its bit is set: later references need no lookup.
- */
-static int64_t intern_seeded(struct enc_worker *w, size_t pos, const char *s)
-{
-	size_t len = strlen(s);
-	int64_t off;
-
-	if (w->ctx->str_lock)
-		pthread_mutex_lock(w->ctx->str_lock);
-	off = btf_add_str_at(w->ctx->out, (uint32_t)pos + 1, s, len, strset_hash(s, len));
-	if (w->ctx->str_lock)
-		pthread_mutex_unlock(w->ctx->str_lock);
-	if (off < 0)
-		return -ENOMEM;
-	if ((size_t)off == pos + 1)
-		__atomic_fetch_or(&w->ctx->str_first[pos / 64], 1ull << (pos % 64), __ATOMIC_RELAXED);
-	return off;
-}
-
-/*
- * Global string offset of s (NULL or "" -> 0), or a negative errno.  A
- * string of .debug_str in a seeded section (a kernel image) has its
- * offset from its position, after the first reference to it without
- * reading it; the others (inline DW_FORM_string names, the alternate
- * file's, all of a module's) are looked up by their text, in the worker's
- * cache first.
- */
-static int64_t str_off_text(struct enc_worker *w, const char *s, size_t pos);
-
-/* s's key for the short-name cache, if it has one to three characters. */
-static inline bool short_key(const char *s, uint32_t *key)
-{
-	uint32_t k = (uint8_t)s[0];
-
-	if (s[1]) {
-		k |= (uint32_t)(uint8_t)s[1] << 8;
-		if (s[2]) {
-			if (s[3])
-				return false;
-			k |= (uint32_t)(uint8_t)s[2] << 16;
-		}
-	}
-	*key = k;
-	return true;
-}
-
-static int64_t str_off_name(struct enc_worker *w, const char *s, size_t pos);
-
-static inline int64_t str_off(struct enc_worker *w, const char *s)
-{
-	const struct bslice *ds = &w->ctx->in->dw_str;
-	uint64_t *first = w->ctx->str_first;
-	size_t pos;
-
-	if (!s)
-		return 0;
-	pos = (size_t)((const uint8_t *)s - ds->p);
-	if (first && (const uint8_t *)s >= ds->p && pos < ds->len) {
-		/* the common case inline: a seeded string already known */
-		if (__atomic_load_n(&first[pos / 64], __ATOMIC_RELAXED) >> (pos % 64) & 1)
-			return (int64_t)pos + 1;
-		return *s ? intern_seeded(w, pos, s) : 0;
-	}
-	return str_off_name(w, s, pos);
-}
-
-/* str_off() of a string outside the seeded section: short ones by their bytes. */
-static __attribute__((noinline)) int64_t str_off_name(struct enc_worker *w, const char *s,
-						       size_t pos)
-{
-	struct short_slot *sh = NULL;
-	uint32_t key = 0;
-	int64_t r;
-
-	if (!*s)
-		return 0;
-	if (short_key(s, &key)) {
-		sh = &w->shorts[hash_mix(key) & (SHORT_SLOTS - 1)];
-		if (sh->key == key)
-			return sh->off;
-	}
-	r = str_off_text(w, s, pos);
-	if (sh && r > 0) {
-		sh->key = key;
-		sh->off = (uint32_t)r;
-	}
-	return r;
-}
-
-/* str_off() of a string not in the seeded section, by its text. */
-static int64_t str_off_text(struct enc_worker *w, const char *s, size_t pos)
-{
-	const struct bslice *ds = &w->ctx->in->dw_str;
-	size_t len = strlen(s), slot;
-	uint32_t off, ht;
-	int64_t r;
-
-	ht = strset_hash(s, len);
-	if (!w->ctx->str_lock) {	/* the only worker: the set is the cache */
-		r = btf_add_str_hashed(w->ctx->out, s, len, ht);
-		return r < 0 ? -ENOMEM : r;
-	}
-	if (!w->scache_text.cap && scache_grow(&w->scache_text))
-		return -ENOMEM;
-	if (scache_find(&w->scache_text, ht, s, len, false, &slot, &off))
-		return off;
-	r = intern_slow(w, s, len, ht);
-	if (r < 0)
-		return r;
-	if (scache_put(&w->scache_text, ht, s, len, (uint32_t)r,
-			(const uint8_t *)s < ds->p || pos >= ds->len))
-		return -ENOMEM;
-	return r;
-}
-
-/* ---- pass 2: IR -> BTF records in the fragment ---- */
-
-/*
- * Append a record: header plus ntrail zeroed words; returns the trailing
- * words (NULL on allocation failure).  Local ids are record positions + 1.
- */
-static uint32_t *rec_add(struct cu_frag *f, uint32_t name, unsigned kind, bool kflag,
-			 uint32_t vlen, uint32_t size_type, size_t ntrail)
-{
-	uint32_t *p;
-
-	if (VEC_RESERVE(f->words, f->words_cap, f->nwords + 3 + ntrail) ||
-	    VEC_RESERVE(f->recs, f->recs_cap, f->nrecs + 1))
-		return NULL;
-	f->recs[f->nrecs++] = (uint32_t)f->nwords;
-	p = f->words + f->nwords;
-	p[0] = name;
-	p[1] = BTF_INFO_ENC(kind, kflag, vlen);
-	p[2] = size_type;
-	memset(p + 3, 0, ntrail * 4);
-	f->nwords += 3 + ntrail;
-	return p + 3;
-}
-
-#define STR(s)                                        \
-	({                                            \
-		int64_t o_ = str_off(w, (s));         \
-		if (o_ < 0)                           \
-			return (int)o_;               \
-		(uint32_t)o_;                         \
-	})
-
-static bool int_size_ok(uint64_t sz)
-{
-	return sz && sz <= 16 && !(sz & (sz - 1));
-}
-
-static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t index_id)
-{
-	const struct enc_opts *o = w->ctx->o;
-	const struct ir_child *k = w->grouped + t->first;
-	struct cu_frag *f = w->frag;
-	uint32_t i, *p;
-
-	switch (t->kind) {
-	case IR_INT: {
-		uint32_t sz = (uint32_t)t->size, name;
-
-		if (!int_size_ok(t->size)) {
-			note(w, "DIE 0x%llx: base type '%s' of %llu bytes encoded as __SANITIZED_FAKE_INT__",
-			     (unsigned long long)DW_REF_OFF(t->die), t->name ? t->name : "",
-			     (unsigned long long)t->size);
-			name = STR("__SANITIZED_FAKE_INT__");
-			p = rec_add(f, name, BTF_KIND_INT, false, 0, 4, 1);
-			if (p)
-				*p = 32;
-			return p ? 0 : -ENOMEM;
-		}
-		name = STR(t->name ? t->name : "__anon_int__");
-		p = rec_add(f, name, BTF_KIND_INT, false, 0, sz, 1);
-		if (p)
-			*p = t->enc << 24 | sz * 8;
-		return p ? 0 : -ENOMEM;
-	}
-	case IR_FLOAT:
-		return rec_add(f, STR(t->name ? t->name : "__anon_float__"), BTF_KIND_FLOAT, false, 0,
-			       (uint32_t)t->size, 0) ? 0 : -ENOMEM;
-	case IR_PTR:
-		return rec_add(f, 0, BTF_KIND_PTR, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
-	case IR_TYPE_TAG:
-		return rec_add(f, STR(t->name), BTF_KIND_TYPE_TAG, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
-	case IR_CONST:
-		return rec_add(f, 0, BTF_KIND_CONST, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
-	case IR_VOLATILE:
-		return rec_add(f, 0, BTF_KIND_VOLATILE, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
-	case IR_RESTRICT:
-		return rec_add(f, 0, BTF_KIND_RESTRICT, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
-	case IR_TYPEDEF:
-		return rec_add(f, STR(t->name), BTF_KIND_TYPEDEF, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
-	case IR_FWD:
-		return rec_add(f, STR(t->name), BTF_KIND_FWD, t->fwd_union, 0, 0, 0) ? 0 : -ENOMEM;
-	case IR_STRUCT:
-	case IR_UNION: {
-		bool kflag = false, is_union = t->kind == IR_UNION;
-		uint32_t name = STR(t->name);
-
-		if (t->n > BTF_MAX_VLEN)
-			return diag_err(w->d, E2BIG, "%s: DIE 0x%llx: %u members, more than BTF allows",
-					dw_file_path(w->ctx->in->dw),
-					(unsigned long long)DW_REF_OFF(t->die), t->n);
-		/* As libbpf's btf__add_field: any bitfield switches the record to kflag. */
-		for (i = 0; i < t->n; i++)
-			kflag |= k[i].bit_size != 0;
-		p = rec_add(f, name, is_union ? BTF_KIND_UNION : BTF_KIND_STRUCT, kflag, t->n,
-			    (uint32_t)t->size, 3 * (size_t)t->n);
-		if (!p)
-			return -ENOMEM;
-		for (i = 0; i < t->n; i++) {
-			uint64_t off = is_union ? 0 : k[i].bit_offset;
-
-			if ((kflag && off > 0xffffff) || off > UINT32_MAX || k[i].bit_size > 255)
-				return diag_err(w->d, E2BIG,
-						"%s: DIE 0x%llx: member '%s' at bit %llu cannot be encoded",
-						dw_file_path(w->ctx->in->dw),
-						(unsigned long long)DW_REF_OFF(t->die),
-						k[i].name ? k[i].name : "", (unsigned long long)off);
-			p[3 * i] = STR(k[i].name);
-			p[3 * i + 1] = k[i].ref_id;
-			p[3 * i + 2] = kflag ? k[i].bit_size << 24 | (uint32_t)off : (uint32_t)off;
-		}
-		return 0;
-	}
-	case IR_ENUM: {
-		uint32_t name = STR(t->name);
-		bool is64 = t->size > 4 && o->enum64;
-
-		if (t->n > BTF_MAX_VLEN)
-			return diag_err(w->d, E2BIG, "%s: DIE 0x%llx: %u enumerators, more than BTF allows",
-					dw_file_path(w->ctx->in->dw),
-					(unsigned long long)DW_REF_OFF(t->die), t->n);
-		if (is64) {
-			p = rec_add(f, name, BTF_KIND_ENUM64, t->enum_signed, t->n, (uint32_t)t->size,
-				    3 * (size_t)t->n);
-			for (i = 0; p && i < t->n; i++) {
-				p[3 * i] = STR(k[i].name);
-				p[3 * i + 1] = (uint32_t)k[i].value;
-				p[3 * i + 2] = (uint32_t)((uint64_t)k[i].value >> 32);
-			}
-			return p ? 0 : -ENOMEM;
-		}
-		/*
-		 * libbpf's btf__add_enum_value: a negative value makes the enum
-		 * signed.  pahole 1.24 without enum64 writes every ENUM unsigned.
-		 */
-		{
-			bool sgn = false;
-
-			for (i = 0; i < t->n && o->enum64; i++)
-				sgn |= k[i].value < 0;
-			p = rec_add(f, name, BTF_KIND_ENUM, sgn, t->n,
-				    (uint32_t)(t->size > 8 ? 4 : t->size), 2 * (size_t)t->n);
-		}
-		for (i = 0; p && i < t->n; i++) {
-			p[2 * i] = STR(k[i].name);
-			p[2 * i + 1] = (uint32_t)k[i].value;	/* 32 bits: truncated when ENUM64 is off */
-		}
-		return p ? 0 : -ENOMEM;
-	}
-	case IR_ARRAY: {
-		uint32_t nelems = 1;
-
-		for (i = 0; i < t->n; i++)
-			nelems *= (uint32_t)k[i].value;
-		p = rec_add(f, 0, BTF_KIND_ARRAY, false, 0, 0, 3);
-		if (!p)
-			return -ENOMEM;
-		p[0] = t->ref_id;
-		p[1] = index_id;
-		p[2] = t->n ? nelems : 0;
-		return 0;
-	}
-	case IR_PROTO: {
-		uint32_t np = 0, j = 0;
-
-		for (i = 0; i < t->n; i++)
-			np += k[i].kind == CH_PARAM;
-		np += t->has_vararg;
-		p = rec_add(f, 0, BTF_KIND_FUNC_PROTO, false, np, t->ref_id, 2 * (size_t)np);
-		if (!p)
-			return -ENOMEM;
-		for (i = 0; i < t->n; i++) {
-			if (k[i].kind != CH_PARAM)
-				continue;
-			p[2 * j] = STR(k[i].name);
-			p[2 * j + 1] = k[i].ref_id;
-			j++;
-		}
-		return 0;	/* a vararg slot stays zeroed */
-	}
-	}
-	return -EINVAL;
-}
-
-static int emit_decl_tag(struct enc_worker *w, const char *value, uint32_t target, int component)
-{
-	uint32_t *p = rec_add(w->frag, STR(value), BTF_KIND_DECL_TAG, false, 0, target, 1);
-
-	if (!p)
-		return -ENOMEM;
-	*p = (uint32_t)component;
-	return 0;
-}
-
-static void func_flags(struct enc_worker *w, const struct ir_func *f, struct frag_func *ff);
-
-static int emit_func(struct enc_worker *w, const struct ir_func *f)
-{
-	const struct ir_child *k = w->grouped + f->first;
-	struct cu_frag *fr = w->frag;
-	uint32_t np = f->vararg, i, j = 0, proto, func, *p;
-	struct frag_func *ff;
-
-	for (i = 0; i < f->n; i++)
-		np += k[i].kind == CH_PARAM;
-	p = rec_add(fr, 0, BTF_KIND_FUNC_PROTO, false, np, f->ret_id, 2 * (size_t)np);
-	if (!p)
-		return -ENOMEM;
-	proto = (uint32_t)fr->nrecs;
-	for (i = 0; i < f->n; i++) {
-		if (k[i].kind != CH_PARAM)
-			continue;
-		p = fr->words + fr->recs[proto - 1] + 3;	/* STR may not move it, but be safe */
-		p[2 * j] = STR(k[i].name);
-		p = fr->words + fr->recs[proto - 1] + 3;
-		p[2 * j + 1] = k[i].ref_id;
-		j++;
-	}
-	if (!rec_add(fr, STR(f->name), BTF_KIND_FUNC, false, BTF_FUNC_STATIC, proto, 0))
-		return -ENOMEM;
-	func = (uint32_t)fr->nrecs;
-	for (i = 0; i < w->ntags; i++) {
-		const struct ir_decl_tag *dt = &w->tags[i];
-		int err;
-
-		if (dt->on != TAG_ON_FUNC || dt->target != (uint32_t)(f - w->funcs))
-			continue;
-		if ((err = emit_decl_tag(w, dt->value, func, dt->component)))
-			return err;
-	}
-	if (VEC_RESERVE(fr->funcs, fr->funcs_cap, fr->nfuncs + 1))
-		return -ENOMEM;
-	ff = &fr->funcs[fr->nfuncs++];
-	memset(ff, 0, sizeof(*ff));
-	ff->name = f->name;
-	ff->first = proto;
-	ff->last = (uint32_t)fr->nrecs;	/* FUNC_PROTO, FUNC, then its decl tags */
-	ff->suffix_only = f->suffix_only;
-	ff->kfunc_ok = f->kfunc_ok;
-	ff->elf_name = f->elf_name;
-	if (w->ctx->o->compat != ENC_COMPAT_124)
-		func_flags(w, f, ff);
-	return 0;
-}
-
-/*
- * Function candidates.  pahole 1.24: a definition with every parameter
- * named whose name is an ELF function symbol; "first one wins" is applied
- * at merge.  Modern (pahole 1.31): the symbol table is keyed by the name
- * before the first '.', so foo also matches foo.isra.0.
- */
-static void select_funcs(struct enc_worker *w)
-{
-	size_t i;
-
-	/* The name rules were applied at the DIE (func_candidate); add the parameter rule. */
-	for (i = 0; i < w->nfuncs; i++)
-		w->funcs[i].keep = w->funcs[i].candidate && w->funcs[i].named_params;
-}
-/* ---- 1.30/1.31: what pahole finds wrong with an instance ---- */
-
-/* The IR type at local id, or NULL (void, or out of range). */
-static const struct ir_type *ir_at(const struct enc_worker *w, uint32_t id)
-{
-	return id && id <= w->ntypes ? &w->types[id - 1] : NULL;
-}
-
-/* pahole's tag__strip_typedefs_and_modifiers() of what id refers to. */
-static uint32_t strip_mods(const struct enc_worker *w, uint32_t id)
-{
-	const struct ir_type *t;
-	int guard;
-
-	for (guard = 0; (t = ir_at(w, id)) && guard < 64; guard++) {
-		if (t->kind != IR_TYPEDEF && t->kind != IR_CONST && t->kind != IR_VOLATILE &&
-		    t->kind != IR_RESTRICT && t->kind != IR_TYPE_TAG)
-			break;
-		id = t->ref_id;
-	}
-	return id;
-}
-
-/* pahole's tag__size(): bytes of the type at id (0: none, or an empty struct). */
-static uint64_t ir_size(const struct enc_worker *w, uint32_t id, int depth)
-{
-	const struct ir_type *t = ir_at(w, strip_mods(w, id));
-	const struct ir_child *k;
-	uint64_t n = 1, i;
-
-	if (!t || depth > 32)
-		return 0;
-	switch (t->kind) {
-	case IR_PTR: case IR_PROTO:
-		return w->unit->addr_size;
-	case IR_STRUCT: case IR_UNION:
-		return t->size == 1 && !t->n ? 0 : t->size;
-	case IR_ARRAY:
-		k = w->grouped + t->first;
-		for (i = 0; i < t->n; i++)
-			if (k[i].kind == CH_DIM)
-				n *= (uint64_t)k[i].value;
-		return ir_size(w, t->ref_id, depth + 1) * n;
-	case IR_FWD:
-		return 0;
-	default:
-		return t->size;
-	}
-}
-
-/* pahole's tag__natural_alignment(). */
-static uint64_t natural_align(const struct enc_worker *w, uint32_t id, int depth)
-{
-	const struct ir_type *t = ir_at(w, id);
-	uint64_t a = 1, m, i;
-	const struct ir_child *k;
-
-	if (!t || depth > 32)
-		return 1;
-	switch (t->kind) {
-	case IR_PTR:
-		a = w->unit->addr_size;
-		break;
-	case IR_INT: case IR_FLOAT: case IR_ENUM:
-		a = t->size;
-		break;
-	case IR_STRUCT: case IR_UNION:
-		k = w->grouped + t->first;
-		for (a = 0, i = 0; i < t->n; i++)
-			if (k[i].kind == CH_MEMBER &&
-			    (m = natural_align(w, strip_mods(w, k[i].ref_id), depth + 1)) > a)
-				a = m;
-		break;
-	case IR_ARRAY:
-		a = natural_align(w, strip_mods(w, t->ref_id), depth + 1);
-		break;
-	default:
-		break;
-	}
-	return a ? a : 1;
-}
-
-/* A member as pahole's class__find_holes() sees it. */
-struct pmember {
-	uint64_t bit_offset, byte_offset, byte_size;
-	uint32_t bitfield_size;
-};
-
-static void pmember_of(const struct enc_worker *w, const struct ir_child *c, struct pmember *m)
-{
-	m->bit_offset = c->bit_offset;
-	m->bitfield_size = c->bit_size;
-	m->byte_size = ir_size(w, c->ref_id, 0);
-	m->byte_offset = c->bit_offset / 8;
-	if (c->bit_size && m->byte_size)	/* the storage unit's offset */
-		m->byte_offset = c->bit_offset / (m->byte_size * 8) * (m->byte_size * 8) / 8;
-}
-
-/* Does pahole (class__find_holes) find a hole or padding in struct t? */
-static bool has_holes(const struct enc_worker *w, const struct ir_type *t)
-{
-	const struct ir_child *k = w->grouped + t->first;
-	uint64_t cur_end = t->size * 8, cur_size = 0, last_seen = 0;
-	bool in_bitfield = false;
-	uint32_t i;
-
-	for (i = 0; i < t->n; i++) {
-		struct pmember m;
-		uint64_t start, end;
-
-		if (k[i].kind != CH_MEMBER)
-			continue;
-		pmember_of(w, &k[i], &m);
-		start = m.bit_offset;
-		end = start + (m.bitfield_size ? m.bitfield_size : m.byte_size * 8);
-		if (in_bitfield)
-			last_seen = start < cur_end ? start : cur_end;
-		if (m.bitfield_size) {
-			uint64_t aligned = m.byte_offset * 8;
-
-			if (last_seen < aligned && aligned <= start) {
-				if (m.byte_offset > last_seen / 8)
-					return true;
-				last_seen = aligned;
-			}
-		} else if ((int64_t)(start / 8) - (int64_t)(last_seen / 8) > 0) {
-			return true;
-		}
-		last_seen = end;
-		if (m.bitfield_size) {
-			in_bitfield = true;
-			if (end > cur_end || m.byte_size * 8 > cur_size) {
-				cur_size = m.byte_size * 8;
-				cur_end = m.byte_offset * 8 + cur_size;
-				if (end > cur_end)
-					cur_end += cur_size;
-			}
-		} else {
-			in_bitfield = false;
-			cur_size = 0;
-			cur_end = end;
-		}
-	}
-	if (in_bitfield)
-		last_seen = t->size * 8 < cur_end ? t->size * 8 : cur_end;
-	return t->size != last_seen / 8;
-}
-
-/*
- * pahole's class__infer_packed_attributes() for struct id, with its state
- * across types of the unit: a struct with holes or padding marks the
- * structs it holds at unnatural offsets packed.
- */
-static int infer_packed(struct enc_worker *w, uint32_t id)
-{
-	const struct ir_type *t = ir_at(w, id);
-	const struct ir_child *k;
-	uint64_t al, max_al = 1, i;
-	bool packed = false;
-
-	if (!t || t->kind != IR_STRUCT)
-		return 0;
-	if (w->packed_n < w->ntypes + 1) {
-		if (VEC_RESERVE(w->packed, w->packed_cap, w->ntypes + 1))
-			return -ENOMEM;
-		memset(w->packed + w->packed_n, 0, w->ntypes + 1 - w->packed_n);
-		w->packed_n = w->ntypes + 1;
-	}
-	if (w->packed[id])
-		return w->packed[id] == 2;
-	k = w->grouped + t->first;
-	if (has_holes(w, t)) {
-		for (i = 0; i < t->n; i++) {
-			struct pmember m;
-			uint32_t mt = strip_mods(w, k[i].ref_id);
-			const struct ir_type *mty = ir_at(w, mt);
-
-			if (k[i].kind != CH_MEMBER || !mty || mty->kind != IR_STRUCT)
-				continue;
-			pmember_of(w, &k[i], &m);
-			if (m.byte_offset % natural_align(w, mt, 0))
-				w->packed[mt] = 2;
-		}
-	} else {
-		for (i = 0; i < t->n && !packed; i++) {
-			struct pmember m;
-
-			if (k[i].kind != CH_MEMBER)
-				continue;
-			al = natural_align(w, strip_mods(w, k[i].ref_id), 0);
-			if (al == 1)
-				continue;
-			if (al > max_al)
-				max_al = al;
-			pmember_of(w, &k[i], &m);
-			packed = m.byte_offset % al != 0;
-		}
-		if (!packed) {
-			uint64_t align = 0;
-			struct diag d;
-
-			/* DW_AT_alignment of the struct: packed if 1 while members need more */
-			diag_clear(&d);
-			if (max_al != 1 && !dw_die_at(w->ctx->in->dw, t->die, &w->die2, &d))
-				dw_udata(&w->die2, DW_AT_alignment, &align);
-			packed = (max_al != 1 && align == 1) || t->size % max_al != 0;
-		}
-	}
-	w->packed[id] = packed ? 2 : 1;
-	return packed;
-}
-
-/* pahole's param__is_struct(): through const and typedefs to a struct. */
-static bool param_is_struct(const struct enc_worker *w, uint32_t id)
-{
-	const struct ir_type *t;
-	int guard;
-
-	for (guard = 0; (t = ir_at(w, id)) && guard < 64; guard++) {
-		if (t->kind == IR_CONST || t->kind == IR_TYPEDEF) {
-			id = t->ref_id;
-			continue;
-		}
-		return t->kind == IR_STRUCT || (t->kind == IR_FWD && !t->fwd_union);
-	}
-	return false;
-}
-
-static bool unexp_origin(const struct enc_worker *w, uint64_t die)
-{
-	size_t lo = 0, hi = w->nunexp;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (w->unexp_origins[mid] == die)
-			return true;
-		if (w->unexp_origins[mid] < die)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
-/*
- * An instance's flags.  Unexpected register: a parameter (or, through
- * DW_AT_abstract_origin, one of its concrete copies) in another register
- * than the ABI's, unless some parameter is a struct (several registers
- * throw the count off).  1.31's uncertain location: a named struct passed
- * on the stack (beyond the register parameters) that pahole infers is
- * packed.
- */
-static void func_flags(struct enc_worker *w, const struct ir_func *f, struct frag_func *ff)
-{
-	const struct ir_child *k = w->grouped + f->first;
-	unsigned nregs = w->ctx->syms->nparam_regs;
-	bool unexp = false, has_struct = false;
-	uint32_t i, np = 0, idx = 0;
-
-	for (i = 0; i < f->n; i++) {
-		if (k[i].kind != CH_PARAM)
-			continue;
-		np++;
-		unexp |= k[i].unexp || (w->nunexp && unexp_origin(w, k[i].die));
-		has_struct |= param_is_struct(w, k[i].ref_id);
-	}
-	ff->unexpected_reg = unexp && !has_struct;
-	if (w->ctx->o->compat != ENC_COMPAT_131 || np < nregs)
-		return;
-	for (i = 0; i < f->n && !ff->uncertain_loc; i++) {
-		const struct ir_type *t;
-
-		if (k[i].kind != CH_PARAM || idx++ < nregs)
-			continue;
-		t = ir_at(w, k[i].ref_id);
-		if (t && t->kind == IR_STRUCT && t->name)
-			ff->uncertain_loc = infer_packed(w, k[i].ref_id) > 0;
-	}
-}
-
-static const struct percpu_sym *percpu_find(const struct enc_syms *sy, uint64_t addr)
-{
-	size_t lo = 0, hi = sy->npercpu;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (sy->percpu[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < sy->npercpu && sy->percpu[lo].addr == addr ? &sy->percpu[lo] : NULL;
-}
-
-/*
- * Per-CPU variables (pahole 1.24 rules): a top-level variable at an address
- * of a sized STT_OBJECT symbol of .data..percpu, named like the symbol when
- * at address 0; type and linkage from its declaration when it has one.
- * Runs before grouping, since resolving the type may import DIEs.
- */
-static int select_vars_modern(struct enc_worker *w);
-
-static int select_vars(struct enc_worker *w)
-{
-	const struct enc_syms *sy = w->ctx->syms;
-	struct dw_die *spec = NULL;
-	size_t i;
-	int err = 0;
-
-	if (w->ctx->o->compat != ENC_COMPAT_124)
-		return select_vars_modern(w);
-	if (!w->ctx->o->vars || !sy->have_percpu)
-		return 0;
-	for (i = 0; i < w->nvars; i++) {
-		struct ir_var *v = &w->vars[i];
-		const struct percpu_sym *ps;
-
-		v->ps = NULL;
-		if ((v->declaration && !v->spec) || !v->has_addr)
-			continue;
-		v->addr -= sy->percpu_base;
-		if (!(ps = percpu_find(sy, v->addr)))
-			continue;
-		/*
-		 * Address 0 of a linked image is also where "special" variables
-		 * sit: there the DIE's own name must agree (pahole 1.24).  In
-		 * ET_REL files pahole's addresses (libdwfl's section layout)
-		 * are not 0, so the check does not apply.
-		 */
-		if (!v->addr && !w->ctx->syms->is_rel && (!v->name || strcmp(v->name, ps->name)))
-			continue;
-		if (v->spec) {
-			/* A definition of a declared variable: type and linkage are the
-			 * declaration's. */
-			if (!spec && !(spec = mem_alloc(sizeof(*spec)))) {
-				err = -ENOMEM;
-				break;
-			}
-			if ((err = dw_die_at(w->ctx->in->dw, v->spec, spec, w->d)))
-				break;
-			v->type = dw_ref(w->ctx->in->dw, spec, DW_AT_type);
-			v->external = dw_flag(spec, DW_AT_external);
-		}
-		if (!v->type) {
-			if (w->ctx->o->force) {
-				note(w, "variable '%s' has void type, skipped", ps->name);
-				continue;
-			}
-			err = diag_err(w->d, EINVAL,
-				       "%s: DIE 0x%llx: per-CPU variable '%s' has void type (use --force to skip it)",
-				       dw_file_path(w->ctx->in->dw),
-				       (unsigned long long)DW_REF_OFF(v->die), ps->name);
-			break;
-		}
-		if ((err = resolve(w, v->type, &v->type_id)))
-			break;
-		v->ps = ps;
-	}
-	mem_free(spec);
-	return err;
-}
-
-/*
- * Variables (pahole 1.30/1.31): each top-level, non-artificial definition
- * whose location is an address in a kept section (.data..percpu; every
- * PROGBITS/NOBITS section with global_vars), named and typed by its
- * declaration when it has one.  Its type's size is checked in
- * emit_vars(), once types are grouped.
- */
-static int select_vars_modern(struct enc_worker *w)
-{
-	const struct enc_syms *sy = w->ctx->syms;
-	const struct enc_opts *o = w->ctx->o;
-	struct dw_file *dw = w->ctx->in->dw;
-	size_t i;
-	int err;
-
-	for (i = 0; i < w->nvars; i++) {
-		struct ir_var *v = &w->vars[i];
-		const struct var_sec *sec;
-		uint64_t off;
-
-		v->sec = NULL;
-		if (v->declaration || v->artificial || !v->addr_first ||
-		    !(sec = policy_var_sec(sy, v->addr)) || !sec->include)
-			continue;
-		off = v->addr - sec->addr;
-		if (v->spec) {
-			struct diag d;
-
-			diag_clear(&d);
-			if ((err = dw_die_at(dw, v->spec, &w->die2, &d))) {
-				*w->d = d;
-				return err;
-			}
-			v->name = dw_name(&w->die2);
-			v->type = dw_ref(dw, &w->die2, DW_AT_type);
-			v->external = dw_flag(&w->die2, DW_AT_external);
-		}
-		if (!v->name || policy_var_name_skipped(v->name))
-			continue;
-		/* address 0 may be a discarded section's: the symbol table must agree */
-		if (!off && !policy_obj_in_sec(sy, v->name, sec->idx))
-			continue;
-		if (!policy_name_valid(v->name)) {
-			if (o->force) {
-				note(w, "variable '%s': not a valid BTF name, skipped", v->name);
-				continue;
-			}
-			return diag_err(w->d, EINVAL,
-					"%s: DIE 0x%llx: variable name '%s' is not a valid BTF name (encode_force skips it)",
-					dw_file_path(dw), (unsigned long long)DW_REF_OFF(v->die), v->name);
-		}
-		if (!v->type) {
-			if (o->force) {
-				note(w, "variable '%s' has void type, skipped", v->name);
-				continue;
-			}
-			return diag_err(w->d, EINVAL,
-					"%s: DIE 0x%llx: variable '%s' has void type (encode_force skips it)",
-					dw_file_path(dw), (unsigned long long)DW_REF_OFF(v->die), v->name);
-		}
-		if ((err = resolve(w, v->type, &v->type_id)))
-			return err;
-		v->addr = off;
-		v->sec = sec;
-	}
-	return 0;
-}
-
-static int emit_vars(struct enc_worker *w)
-{
-	const struct enc_syms *sy = w->ctx->syms;
-	bool modern = w->ctx->o->compat != ENC_COMPAT_124;
-	struct cu_frag *fr = w->frag;
-	size_t i, j;
-
-	for (i = 0; i < w->nvars; i++) {
-		struct ir_var *v = &w->vars[i];
-		struct frag_var *fv;
-		int err;
-
-		if (modern) {
-			if (!v->sec)
-				continue;
-			v->size = ir_size(w, v->type_id, 0);
-			if (!v->size || v->size > UINT32_MAX || v->addr > UINT32_MAX) {
-				note(w, "variable '%s': %s, skipped", v->name,
-				     v->addr > UINT32_MAX ? "its offset does not fit in 32 bits" :
-				     v->size ? "over-sized" : "zero-sized");
-				continue;
-			}
-		} else if (!v->ps) {
-			continue;
-		}
-		if (!rec_add(fr, STR(modern ? v->name : v->ps->name), BTF_KIND_VAR, false, 0,
-			     v->type_id, 1))
-			return -ENOMEM;
-		fr->words[fr->nwords - 1] = v->external ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC;
-		if (VEC_RESERVE(fr->vars, fr->vars_cap, fr->nvars + 1))
-			return -ENOMEM;
-		fv = &fr->vars[fr->nvars++];
-		fv->id = fv->last = (uint32_t)fr->nrecs;
-		fv->offset = v->addr;
-		fv->size = modern ? v->size : v->ps->size;
-		fv->sec = modern ? (uint32_t)(v->sec - sy->secs) : 0;
-		for (j = 0; j < w->ntags; j++) {
-			const struct ir_decl_tag *dt = &w->tags[j];
-
-			if (dt->on != TAG_ON_VAR || dt->target != i)
-				continue;
-			if ((err = emit_decl_tag(w, dt->value, fv->id, -1)))
-				return err;
-			fv->last = (uint32_t)fr->nrecs;
-		}
-	}
-	return 0;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -2455,9 +1241,7 @@ static bool lang_excluded(const struct enc_opts *o, uint32_t lang)
 int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struct cu_frag *frag)
 {
 	const struct dw_unit *u = dw_unit_at(ctx->in->dw, ui);
-	uint32_t index_id = 0;
 	struct dw_cursor c;
-	size_t i;
 	int err;
 
 	w->ctx = ctx;
@@ -2486,53 +1270,14 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 		goto fail;
 	if ((err = set_open(w, 0, OPEN_NONE, -1)) || (err = walk(w, &c, 0)))
 		goto fail;
-	select_funcs(w);
+	enc_select_funcs(w);
 	if (w->nunexp)
 		qsort(w->unexp_origins, w->nunexp, sizeof(*w->unexp_origins), cmp_u64);
-	if ((err = resolve_all(w)) || (err = select_vars(w)) || (err = resolve_all(w)) ||
+	if ((err = resolve_all(w)) || (err = enc_select_vars(w)) || (err = resolve_all(w)) ||
 	    (err = group_children(w)))
 		goto fail;
 
-	/* The array index type: the unit's "int", else one made up after the types. */
-	if (w->int_type >= 0)
-		index_id = (uint32_t)w->int_type + 1;
-	else
-		for (i = 0; i < w->ntypes; i++)
-			if (w->types[i].kind == IR_ARRAY) {
-				index_id = (uint32_t)w->ntypes + 1;
-				break;
-			}
-	for (i = 0; i < w->ntypes; i++) {
-		if ((err = emit_type(w, &w->types[i], index_id)))
-			goto fail;
-	}
-	if (index_id == w->ntypes + 1) {
-		uint32_t *p = rec_add(frag, STR("__ARRAY_SIZE_TYPE__"), BTF_KIND_INT, false, 0, 4, 1);
-
-		if (!p) {
-			err = -ENOMEM;
-			goto fail;
-		}
-		*p = BTF_INT_SIGNED << 24 | 32;
-		frag->synth_id = index_id;
-	}
-	for (i = 0; i < w->ntags; i++) {
-		const struct ir_decl_tag *dt = &w->tags[i];
-
-		if (dt->on == TAG_ON_TYPE &&
-		    (err = emit_decl_tag(w, dt->value, dt->target + 1, dt->component)))
-			goto fail;
-	}
-	frag->ntypes = (uint32_t)frag->nrecs;
-	frag->has_int = w->int_type >= 0;
-	frag->int_id = (uint32_t)(w->int_type + 1);
-	for (i = 0; i < w->nfuncs; i++) {
-		if (!w->funcs[i].keep)
-			continue;
-		if ((err = emit_func(w, &w->funcs[i])))
-			goto fail;
-	}
-	if ((err = emit_vars(w)))
+	if ((err = enc_emit_unit(w)))
 		goto fail;
 	return 0;
 fail:

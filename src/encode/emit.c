@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Pass 2 of a unit's conversion: the grouped IR as BTF records in the
+ * fragment, names interned through the worker's string caches into the
+ * output's string set.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "base/mem.h"
+#include "encode/worker.h"
+
+/* ---- strings: a per-worker cache in front of the shared interner ---- */
+
+/*
+ * Names are interned once into the output BTF's string set (the only
+ * shared mutable state of the conversion, behind ctx->str_lock, and the
+ * seeded section's bitmap of known positions, set atomically).  Strings
+ * without a position there are remembered by content in a per-worker
+ * cache.  Offsets depend on which worker interned first; the final string
+ * section is re-laid out in a fixed order after dedup, so output bytes do
+ * not.
+ */
+static int64_t intern_slow(struct enc_worker *w, const char *s, size_t len, uint32_t h)
+{
+	int64_t off;
+
+	pthread_mutex_lock(w->ctx->str_lock);
+	off = btf_add_str_hashed(w->ctx->out, s, len, h);
+	pthread_mutex_unlock(w->ctx->str_lock);
+	return off < 0 ? -ENOMEM : off;
+}
+
+static int scache_grow(struct str_cache *c)
+{
+	size_t ncap = c->cap ? c->cap * 2 : 4096, i;
+	struct scache_slot *n = mem_array(ncap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (i = 0; i < c->cap; i++) {
+		size_t j;
+
+		if (!c->slots[i].key)
+			continue;
+		for (j = c->slots[i].hash & (ncap - 1); n[j].key; j = (j + 1) & (ncap - 1))
+			;
+		n[j] = c->slots[i];
+	}
+	mem_free(c->slots);
+	c->slots = n;
+	c->cap = ncap;
+	return 0;
+}
+
+/* Look s up by key (address or content); *slot receives the insertion slot. */
+static inline bool scache_find(const struct str_cache *c, uint32_t h, const char *s, size_t len,
+			       bool by_addr, size_t *slot, uint32_t *off)
+{
+	size_t j;
+
+	for (j = h & (c->cap - 1); c->slots[j].key; j = (j + 1) & (c->cap - 1)) {
+		const struct scache_slot *e = &c->slots[j];
+
+		if (e->hash != h)
+			continue;
+		if (by_addr ? e->key == s : e->len == len && bytes_eq(e->key, s, len)) {
+			*off = e->val;
+			return true;
+		}
+	}
+	*slot = j;
+	return false;
+}
+
+/* Cache s; copy it first unless it stays where it is (a .debug_str string). */
+static int scache_put(struct str_cache *c, uint32_t h, const char *s, size_t len, uint32_t off,
+		      bool copy)
+{
+	uint32_t dummy;
+	size_t slot;
+
+	if ((c->n + 1) * 2 > c->cap && scache_grow(c))
+		return -ENOMEM;
+	if (scache_find(c, h, s, len, false, &slot, &dummy))
+		return 0;
+	if (copy) {
+		char *k = arena_alloc(&c->copies, len + 1);
+
+		if (!k)
+			return -ENOMEM;
+		memcpy(k, s, len + 1);
+		s = k;
+	}
+	c->slots[slot].key = s;
+	c->slots[slot].hash = h;
+	c->slots[slot].len = (uint32_t)len;
+	c->slots[slot].val = off;
+	c->n++;
+	return 0;
+}
+
+/*
+ * A seeded string of .debug_str (ctx->str_first) at pos, not yet known
+ * there: its text's offset, and if that is its own (the first copy, or
+ * the first reference to a suffix of a longer string, which becomes the
+ * text's offset), its bit is set: later references need no lookup.
+ */
+static int64_t intern_seeded(struct enc_worker *w, size_t pos, const char *s)
+{
+	size_t len = strlen(s);
+	int64_t off;
+
+	if (w->ctx->str_lock)
+		pthread_mutex_lock(w->ctx->str_lock);
+	off = btf_add_str_at(w->ctx->out, (uint32_t)pos + 1, s, len, strset_hash(s, len));
+	if (w->ctx->str_lock)
+		pthread_mutex_unlock(w->ctx->str_lock);
+	if (off < 0)
+		return -ENOMEM;
+	if ((size_t)off == pos + 1)
+		__atomic_fetch_or(&w->ctx->str_first[pos / 64], 1ull << (pos % 64), __ATOMIC_RELAXED);
+	return off;
+}
+
+/*
+ * Global string offset of s (NULL or "" -> 0), or a negative errno.  A
+ * string of .debug_str in a seeded section (a kernel image) has its
+ * offset from its position, after the first reference to it without
+ * reading it; the others (inline DW_FORM_string names, the alternate
+ * file's, all of a module's) are looked up by their text, in the worker's
+ * cache first.
+ */
+static int64_t str_off_text(struct enc_worker *w, const char *s, size_t pos);
+
+/* s's key for the short-name cache, if it has one to three characters. */
+static inline bool short_key(const char *s, uint32_t *key)
+{
+	uint32_t k = (uint8_t)s[0];
+
+	if (s[1]) {
+		k |= (uint32_t)(uint8_t)s[1] << 8;
+		if (s[2]) {
+			if (s[3])
+				return false;
+			k |= (uint32_t)(uint8_t)s[2] << 16;
+		}
+	}
+	*key = k;
+	return true;
+}
+
+static int64_t str_off_name(struct enc_worker *w, const char *s, size_t pos);
+
+static inline int64_t str_off(struct enc_worker *w, const char *s)
+{
+	const struct bslice *ds = &w->ctx->in->dw_str;
+	uint64_t *first = w->ctx->str_first;
+	size_t pos;
+
+	if (!s)
+		return 0;
+	pos = (size_t)((const uint8_t *)s - ds->p);
+	if (first && (const uint8_t *)s >= ds->p && pos < ds->len) {
+		/* the common case inline: a seeded string already known */
+		if (__atomic_load_n(&first[pos / 64], __ATOMIC_RELAXED) >> (pos % 64) & 1)
+			return (int64_t)pos + 1;
+		return *s ? intern_seeded(w, pos, s) : 0;
+	}
+	return str_off_name(w, s, pos);
+}
+
+/* str_off() of a string outside the seeded section: short ones by their bytes. */
+static __attribute__((noinline)) int64_t str_off_name(struct enc_worker *w, const char *s,
+						       size_t pos)
+{
+	struct short_slot *sh = NULL;
+	uint32_t key = 0;
+	int64_t r;
+
+	if (!*s)
+		return 0;
+	if (short_key(s, &key)) {
+		sh = &w->shorts[hash_mix(key) & (SHORT_SLOTS - 1)];
+		if (sh->key == key)
+			return sh->off;
+	}
+	r = str_off_text(w, s, pos);
+	if (sh && r > 0) {
+		sh->key = key;
+		sh->off = (uint32_t)r;
+	}
+	return r;
+}
+
+/* str_off() of a string not in the seeded section, by its text. */
+static int64_t str_off_text(struct enc_worker *w, const char *s, size_t pos)
+{
+	const struct bslice *ds = &w->ctx->in->dw_str;
+	size_t len = strlen(s), slot;
+	uint32_t off, ht;
+	int64_t r;
+
+	ht = strset_hash(s, len);
+	if (!w->ctx->str_lock) {	/* the only worker: the set is the cache */
+		r = btf_add_str_hashed(w->ctx->out, s, len, ht);
+		return r < 0 ? -ENOMEM : r;
+	}
+	if (!w->scache_text.cap && scache_grow(&w->scache_text))
+		return -ENOMEM;
+	if (scache_find(&w->scache_text, ht, s, len, false, &slot, &off))
+		return off;
+	r = intern_slow(w, s, len, ht);
+	if (r < 0)
+		return r;
+	if (scache_put(&w->scache_text, ht, s, len, (uint32_t)r,
+			(const uint8_t *)s < ds->p || pos >= ds->len))
+		return -ENOMEM;
+	return r;
+}
+
+/* ---- pass 2: IR -> BTF records in the fragment ---- */
+
+/*
+ * Append a record: header plus ntrail zeroed words; returns the trailing
+ * words (NULL on allocation failure).  Local ids are record positions + 1.
+ */
+static uint32_t *rec_add(struct cu_frag *f, uint32_t name, unsigned kind, bool kflag,
+			 uint32_t vlen, uint32_t size_type, size_t ntrail)
+{
+	uint32_t *p;
+
+	if (VEC_RESERVE(f->words, f->words_cap, f->nwords + 3 + ntrail) ||
+	    VEC_RESERVE(f->recs, f->recs_cap, f->nrecs + 1))
+		return NULL;
+	f->recs[f->nrecs++] = (uint32_t)f->nwords;
+	p = f->words + f->nwords;
+	p[0] = name;
+	p[1] = BTF_INFO_ENC(kind, kflag, vlen);
+	p[2] = size_type;
+	memset(p + 3, 0, ntrail * 4);
+	f->nwords += 3 + ntrail;
+	return p + 3;
+}
+
+#define STR(s)                                        \
+	({                                            \
+		int64_t o_ = str_off(w, (s));         \
+		if (o_ < 0)                           \
+			return (int)o_;               \
+		(uint32_t)o_;                         \
+	})
+
+static bool int_size_ok(uint64_t sz)
+{
+	return sz && sz <= 16 && !(sz & (sz - 1));
+}
+
+static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t index_id)
+{
+	const struct enc_opts *o = w->ctx->o;
+	const struct ir_child *k = w->grouped + t->first;
+	struct cu_frag *f = w->frag;
+	uint32_t i, *p;
+
+	switch (t->kind) {
+	case IR_INT: {
+		uint32_t sz = (uint32_t)t->size, name;
+
+		if (!int_size_ok(t->size)) {
+			enc_note(w, "DIE 0x%llx: base type '%s' of %llu bytes encoded as __SANITIZED_FAKE_INT__",
+			     (unsigned long long)DW_REF_OFF(t->die), t->name ? t->name : "",
+			     (unsigned long long)t->size);
+			name = STR("__SANITIZED_FAKE_INT__");
+			p = rec_add(f, name, BTF_KIND_INT, false, 0, 4, 1);
+			if (p)
+				*p = 32;
+			return p ? 0 : -ENOMEM;
+		}
+		name = STR(t->name ? t->name : "__anon_int__");
+		p = rec_add(f, name, BTF_KIND_INT, false, 0, sz, 1);
+		if (p)
+			*p = t->enc << 24 | sz * 8;
+		return p ? 0 : -ENOMEM;
+	}
+	case IR_FLOAT:
+		return rec_add(f, STR(t->name ? t->name : "__anon_float__"), BTF_KIND_FLOAT, false, 0,
+			       (uint32_t)t->size, 0) ? 0 : -ENOMEM;
+	case IR_PTR:
+		return rec_add(f, 0, BTF_KIND_PTR, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
+	case IR_TYPE_TAG:
+		return rec_add(f, STR(t->name), BTF_KIND_TYPE_TAG, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
+	case IR_CONST:
+		return rec_add(f, 0, BTF_KIND_CONST, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
+	case IR_VOLATILE:
+		return rec_add(f, 0, BTF_KIND_VOLATILE, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
+	case IR_RESTRICT:
+		return rec_add(f, 0, BTF_KIND_RESTRICT, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
+	case IR_TYPEDEF:
+		return rec_add(f, STR(t->name), BTF_KIND_TYPEDEF, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
+	case IR_FWD:
+		return rec_add(f, STR(t->name), BTF_KIND_FWD, t->fwd_union, 0, 0, 0) ? 0 : -ENOMEM;
+	case IR_STRUCT:
+	case IR_UNION: {
+		bool kflag = false, is_union = t->kind == IR_UNION;
+		uint32_t name = STR(t->name);
+
+		if (t->n > BTF_MAX_VLEN)
+			return diag_err(w->d, E2BIG, "%s: DIE 0x%llx: %u members, more than BTF allows",
+					dw_file_path(w->ctx->in->dw),
+					(unsigned long long)DW_REF_OFF(t->die), t->n);
+		/* As libbpf's btf__add_field: any bitfield switches the record to kflag. */
+		for (i = 0; i < t->n; i++)
+			kflag |= k[i].bit_size != 0;
+		p = rec_add(f, name, is_union ? BTF_KIND_UNION : BTF_KIND_STRUCT, kflag, t->n,
+			    (uint32_t)t->size, 3 * (size_t)t->n);
+		if (!p)
+			return -ENOMEM;
+		for (i = 0; i < t->n; i++) {
+			uint64_t off = is_union ? 0 : k[i].bit_offset;
+
+			if ((kflag && off > 0xffffff) || off > UINT32_MAX || k[i].bit_size > 255)
+				return diag_err(w->d, E2BIG,
+						"%s: DIE 0x%llx: member '%s' at bit %llu cannot be encoded",
+						dw_file_path(w->ctx->in->dw),
+						(unsigned long long)DW_REF_OFF(t->die),
+						k[i].name ? k[i].name : "", (unsigned long long)off);
+			p[3 * i] = STR(k[i].name);
+			p[3 * i + 1] = k[i].ref_id;
+			p[3 * i + 2] = kflag ? k[i].bit_size << 24 | (uint32_t)off : (uint32_t)off;
+		}
+		return 0;
+	}
+	case IR_ENUM: {
+		uint32_t name = STR(t->name);
+		bool is64 = t->size > 4 && o->enum64;
+
+		if (t->n > BTF_MAX_VLEN)
+			return diag_err(w->d, E2BIG, "%s: DIE 0x%llx: %u enumerators, more than BTF allows",
+					dw_file_path(w->ctx->in->dw),
+					(unsigned long long)DW_REF_OFF(t->die), t->n);
+		if (is64) {
+			p = rec_add(f, name, BTF_KIND_ENUM64, t->enum_signed, t->n, (uint32_t)t->size,
+				    3 * (size_t)t->n);
+			for (i = 0; p && i < t->n; i++) {
+				p[3 * i] = STR(k[i].name);
+				p[3 * i + 1] = (uint32_t)k[i].value;
+				p[3 * i + 2] = (uint32_t)((uint64_t)k[i].value >> 32);
+			}
+			return p ? 0 : -ENOMEM;
+		}
+		/*
+		 * libbpf's btf__add_enum_value: a negative value makes the enum
+		 * signed.  pahole 1.24 without enum64 writes every ENUM unsigned.
+		 */
+		{
+			bool sgn = false;
+
+			for (i = 0; i < t->n && o->enum64; i++)
+				sgn |= k[i].value < 0;
+			p = rec_add(f, name, BTF_KIND_ENUM, sgn, t->n,
+				    (uint32_t)(t->size > 8 ? 4 : t->size), 2 * (size_t)t->n);
+		}
+		for (i = 0; p && i < t->n; i++) {
+			p[2 * i] = STR(k[i].name);
+			p[2 * i + 1] = (uint32_t)k[i].value;	/* 32 bits: truncated when ENUM64 is off */
+		}
+		return p ? 0 : -ENOMEM;
+	}
+	case IR_ARRAY: {
+		uint32_t nelems = 1;
+
+		for (i = 0; i < t->n; i++)
+			nelems *= (uint32_t)k[i].value;
+		p = rec_add(f, 0, BTF_KIND_ARRAY, false, 0, 0, 3);
+		if (!p)
+			return -ENOMEM;
+		p[0] = t->ref_id;
+		p[1] = index_id;
+		p[2] = t->n ? nelems : 0;
+		return 0;
+	}
+	case IR_PROTO: {
+		uint32_t np = 0, j = 0;
+
+		for (i = 0; i < t->n; i++)
+			np += k[i].kind == CH_PARAM;
+		np += t->has_vararg;
+		p = rec_add(f, 0, BTF_KIND_FUNC_PROTO, false, np, t->ref_id, 2 * (size_t)np);
+		if (!p)
+			return -ENOMEM;
+		for (i = 0; i < t->n; i++) {
+			if (k[i].kind != CH_PARAM)
+				continue;
+			p[2 * j] = STR(k[i].name);
+			p[2 * j + 1] = k[i].ref_id;
+			j++;
+		}
+		return 0;	/* a vararg slot stays zeroed */
+	}
+	}
+	return -EINVAL;
+}
+
+static int emit_decl_tag(struct enc_worker *w, const char *value, uint32_t target, int component)
+{
+	uint32_t *p = rec_add(w->frag, STR(value), BTF_KIND_DECL_TAG, false, 0, target, 1);
+
+	if (!p)
+		return -ENOMEM;
+	*p = (uint32_t)component;
+	return 0;
+}
+
+static int emit_func(struct enc_worker *w, const struct ir_func *f)
+{
+	const struct ir_child *k = w->grouped + f->first;
+	struct cu_frag *fr = w->frag;
+	uint32_t np = f->vararg, i, j = 0, proto, func, *p;
+	struct frag_func *ff;
+
+	for (i = 0; i < f->n; i++)
+		np += k[i].kind == CH_PARAM;
+	p = rec_add(fr, 0, BTF_KIND_FUNC_PROTO, false, np, f->ret_id, 2 * (size_t)np);
+	if (!p)
+		return -ENOMEM;
+	proto = (uint32_t)fr->nrecs;
+	for (i = 0; i < f->n; i++) {
+		if (k[i].kind != CH_PARAM)
+			continue;
+		p = fr->words + fr->recs[proto - 1] + 3;	/* STR may not move it, but be safe */
+		p[2 * j] = STR(k[i].name);
+		p = fr->words + fr->recs[proto - 1] + 3;
+		p[2 * j + 1] = k[i].ref_id;
+		j++;
+	}
+	if (!rec_add(fr, STR(f->name), BTF_KIND_FUNC, false, BTF_FUNC_STATIC, proto, 0))
+		return -ENOMEM;
+	func = (uint32_t)fr->nrecs;
+	for (i = 0; i < w->ntags; i++) {
+		const struct ir_decl_tag *dt = &w->tags[i];
+		int err;
+
+		if (dt->on != TAG_ON_FUNC || dt->target != (uint32_t)(f - w->funcs))
+			continue;
+		if ((err = emit_decl_tag(w, dt->value, func, dt->component)))
+			return err;
+	}
+	if (VEC_RESERVE(fr->funcs, fr->funcs_cap, fr->nfuncs + 1))
+		return -ENOMEM;
+	ff = &fr->funcs[fr->nfuncs++];
+	memset(ff, 0, sizeof(*ff));
+	ff->name = f->name;
+	ff->first = proto;
+	ff->last = (uint32_t)fr->nrecs;	/* FUNC_PROTO, FUNC, then its decl tags */
+	ff->suffix_only = f->suffix_only;
+	ff->kfunc_ok = f->kfunc_ok;
+	ff->elf_name = f->elf_name;
+	if (w->ctx->o->compat != ENC_COMPAT_124)
+		enc_func_flags(w, f, ff);
+	return 0;
+}
+
+static int emit_vars(struct enc_worker *w)
+{
+	const struct enc_syms *sy = w->ctx->syms;
+	bool modern = w->ctx->o->compat != ENC_COMPAT_124;
+	struct cu_frag *fr = w->frag;
+	size_t i, j;
+
+	for (i = 0; i < w->nvars; i++) {
+		struct ir_var *v = &w->vars[i];
+		struct frag_var *fv;
+		int err;
+
+		if (modern) {
+			if (!v->sec)
+				continue;
+			v->size = enc_ir_size(w, v->type_id, 0);
+			if (!v->size || v->size > UINT32_MAX || v->addr > UINT32_MAX) {
+				enc_note(w, "variable '%s': %s, skipped", v->name,
+				     v->addr > UINT32_MAX ? "its offset does not fit in 32 bits" :
+				     v->size ? "over-sized" : "zero-sized");
+				continue;
+			}
+		} else if (!v->ps) {
+			continue;
+		}
+		if (!rec_add(fr, STR(modern ? v->name : v->ps->name), BTF_KIND_VAR, false, 0,
+			     v->type_id, 1))
+			return -ENOMEM;
+		fr->words[fr->nwords - 1] = v->external ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC;
+		if (VEC_RESERVE(fr->vars, fr->vars_cap, fr->nvars + 1))
+			return -ENOMEM;
+		fv = &fr->vars[fr->nvars++];
+		fv->id = fv->last = (uint32_t)fr->nrecs;
+		fv->offset = v->addr;
+		fv->size = modern ? v->size : v->ps->size;
+		fv->sec = modern ? (uint32_t)(v->sec - sy->secs) : 0;
+		for (j = 0; j < w->ntags; j++) {
+			const struct ir_decl_tag *dt = &w->tags[j];
+
+			if (dt->on != TAG_ON_VAR || dt->target != i)
+				continue;
+			if ((err = emit_decl_tag(w, dt->value, fv->id, -1)))
+				return err;
+			fv->last = (uint32_t)fr->nrecs;
+		}
+	}
+	return 0;
+}
+
+/* Pass 2, in the order merge_frag() expects: types, decl tags on them, functions, variables. */
+int enc_emit_unit(struct enc_worker *w)
+{
+	struct cu_frag *f = w->frag;
+	uint32_t index_id = 0;
+	size_t i;
+	int err;
+
+	/* The array index type: the unit's "int", else one made up after the types. */
+	if (w->int_type >= 0)
+		index_id = (uint32_t)w->int_type + 1;
+	else
+		for (i = 0; i < w->ntypes; i++)
+			if (w->types[i].kind == IR_ARRAY) {
+				index_id = (uint32_t)w->ntypes + 1;
+				break;
+			}
+	for (i = 0; i < w->ntypes; i++) {
+		if ((err = emit_type(w, &w->types[i], index_id)))
+			return err;
+	}
+	if (index_id == w->ntypes + 1) {
+		uint32_t *p = rec_add(f, STR("__ARRAY_SIZE_TYPE__"), BTF_KIND_INT, false, 0, 4, 1);
+
+		if (!p)
+			return -ENOMEM;
+		*p = BTF_INT_SIGNED << 24 | 32;
+		f->synth_id = index_id;
+	}
+	for (i = 0; i < w->ntags; i++) {
+		const struct ir_decl_tag *dt = &w->tags[i];
+
+		if (dt->on == TAG_ON_TYPE &&
+		    (err = emit_decl_tag(w, dt->value, dt->target + 1, dt->component)))
+			return err;
+	}
+	f->ntypes = (uint32_t)f->nrecs;
+	f->has_int = w->int_type >= 0;
+	f->int_id = (uint32_t)(w->int_type + 1);
+	for (i = 0; i < w->nfuncs; i++) {
+		if (!w->funcs[i].keep)
+			continue;
+		if ((err = emit_func(w, &w->funcs[i])))
+			return err;
+	}
+	return emit_vars(w);
+}

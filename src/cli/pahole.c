@@ -705,6 +705,23 @@ static int run_layout(struct pahole_opts *po)
 	bool have_file = false;
 	size_t i;
 
+	/*
+	 * The struct view of the pahole version claimed (btfc layout prints
+	 * 1.24's, 1.30's or 1.31's text; its default is 1.31's).  It goes
+	 * first, right after argv[0], so that a --compat put in the argv
+	 * before this point wins.
+	 */
+	if (push(&po->layout_argv, &po->layout_argc, &po->layout_cap,
+		 PAHOLE_COMPAT_MINOR >= 31 ? "--compat=1.31" :
+		 PAHOLE_COMPAT_MINOR >= 30 ? "--compat=1.30" : "--compat=1.24"))
+		return cli_fail("pahole: out of memory");
+	if (po->layout_argc > 2) {
+		char *compat = po->layout_argv[po->layout_argc - 1];
+
+		memmove(&po->layout_argv[2], &po->layout_argv[1],
+			(po->layout_argc - 2) * sizeof(po->layout_argv[0]));
+		po->layout_argv[1] = compat;
+	}
 	if (po->btf_base) {
 		char arg[4096];
 

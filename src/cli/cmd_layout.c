@@ -653,11 +653,20 @@ int cmd_layout(int argc, char **argv)
 				if (err == -EINVAL)	/* not a struct: pahole prints nothing */
 					err = 0;
 			} else {
+				/*
+				 * A -C type: 1.24 prints its text whatever the
+				 * formatter (-s, -n, -N, -z); 1.30 goes through the
+				 * formatter, then prints a newline.
+				 */
+				enum lmode mode = c.mode;
+				bool formatter = mode == M_PRINT || mode == M_SIZES ||
+						 mode == M_NR_MEMBERS || mode == M_NAME_LEN || mode == M_NAMES;
+
+				if (formatter && c.lo.compat == LAYOUT_COMPAT_1_24)
+					c.mode = M_PRINT;
 				err = print_one(&c, l, id);
-				/* 1.30 prints a -C type through pahole's formatter, then a newline */
-				if (c.lo.compat != LAYOUT_COMPAT_1_24 &&
-				    (c.mode == M_PRINT || c.mode == M_SIZES || c.mode == M_NR_MEMBERS ||
-				     c.mode == M_NAME_LEN || c.mode == M_NAMES))
+				c.mode = mode;
+				if (formatter && c.lo.compat != LAYOUT_COMPAT_1_24)
 					lbuf_printf(&c.out, "\n");
 			}
 		}

@@ -2227,12 +2227,27 @@ uint32_t layout_type_alignment(struct layout *l, uint32_t id)
 int layout_class_info(struct layout *l, uint32_t id, struct layout_class_info *ci)
 {
 	struct lclass *c = lclass_get(l, id);
+	const struct btf_type *t;
 	uint32_t i;
 
-	if (!c)
-		return -EINVAL;
-	class_find_holes(l, c);
 	memset(ci, 0, sizeof(*ci));
+	if (!c) {
+		/*
+		 * pahole's formatters take any type found by -C for a class:
+		 * the name, the struct type's size (an enum's in bits, a
+		 * typedef's 0) and member count (enumerators) are the type's;
+		 * the holes pahole reads lie past it (uninitialized memory).
+		 */
+		if (!(t = ptag(l, id)))
+			return -EINVAL;
+		ci->name = pt_name(l, t);
+		if (pt_is_enum(t)) {
+			ci->size = enum_bits(t);
+			ci->nr_members = btf_vlen(t);
+		}
+		return -EINVAL;
+	}
+	class_find_holes(l, c);
 	ci->name = pt_name(l, c->t);
 	ci->size = class_size(c->t);
 	ci->nr_members = c->nr;

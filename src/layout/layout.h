@@ -82,6 +82,11 @@ struct layout_class_info {
 	bool is_union, is_packed;
 	bool has_flexible_array;	/* pahole's class__has_flexible_array */
 };
+/*
+ * -EINVAL if id is not a struct or union; *ci is still filled as far as
+ * pahole's formatters read a type they take for a class (-s -C TYPEDEF):
+ * name, size (an enum's in bits), members (an enum's enumerators).
+ */
 int layout_class_info(struct layout *l, uint32_t id, struct layout_class_info *ci);
 /*
  * pahole 1.30+'s class__has_embedded_flexible_array: struct id has a

@@ -244,6 +244,7 @@ static const struct popt {
 	{ "unions", no_argument, O_UNIONS, K_LAYOUT },
 	{ "packed", no_argument, O_PACKED, K_LAYOUT },
 	{ "with_flexible_array", no_argument, O_FLEX, K_LAYOUT },
+	{ "with_embedded_flexible_array", no_argument, O_EMBEDDED_FLEX, K_LAYOUT },
 	{ "reorganize", no_argument, 'R', K_LAYOUT },
 	{ "show_reorg_steps", no_argument, 'S', K_LAYOUT },
 	{ "packable", no_argument, 'P', K_LAYOUT },
@@ -290,7 +291,6 @@ static const struct popt {
 	{ "running_kernel_vmlinux", no_argument, O_RUNNING_KERNEL, K_UNSUPP },
 	{ "padding_ge", required_argument, O_PADDING_GE, K_UNSUPP },
 	{ "padding", required_argument, O_PADDING, K_UNSUPP },
-	{ "with_embedded_flexible_array", no_argument, O_EMBEDDED_FLEX, K_UNSUPP },
 	{ "contains_enumerator", required_argument, O_CONTAINS_ENUM, K_UNSUPP },
 };
 
@@ -650,7 +650,8 @@ static const char usage_text[] =
 	"    --version, --numeric_version\n"
 	"  Struct layouts (see 'btfc layout --help'): -C, -E, -r, -c, -q, -s, -n, -N, -t,\n"
 	"  -H, -B, -z, -i, -f, -y, -x, -X, -R, -S, -P, -F, --hex, --structs, --unions,\n"
-	"  --packed, --with_flexible_array, --compile, --skip_missing, --suppress_*.\n"
+	"  --packed, --with_flexible_array, --with_embedded_flexible_array, --compile,\n"
+	"  --skip_missing, --suppress_*.\n"
 	"  Without FILE: /sys/kernel/btf/vmlinux ($PAHOLE_VMLINUX_BTF_FILENAME).\n";
 
 static int run_encode(struct pahole_opts *po)

@@ -131,6 +131,12 @@ static inline int sput(struct sink *s, const char *str, size_t n)
 static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
 #define NTABS ((int)sizeof(tabs) - 1)
 
+/* "%.*s" of tabs: n tabs, at most the NTABS there are */
+static int sput_tabs(struct sink *s, int n)
+{
+	return sput(s, tabs, (size_t)(n < 0 ? 0 : n > NTABS ? NTABS : n));
+}
+
 static int sput_s(struct sink *s, const char *str)
 {
 	return sput(s, str, strlen(str));
@@ -1344,7 +1350,7 @@ static size_t cacheline_boundary(struct layout *l, const struct conf *conf, uint
 			printed += (size_t)sp(s, "/* --- cacheline %u boundary (%u bytes) was %u byte%s ago --- */\n",
 					      cacheline, cacheline_in_bytes, cacheline_pos,
 					      cacheline_pos > 1 ? "s" : "");
-		printed += (size_t)sput(s, tabs, (size_t)(indent < 0 ? 0 : indent));
+		printed += (size_t)sput_tabs(s, indent);
 		*conf->cachelinep = cacheline;
 	}
 	return printed;
@@ -1460,8 +1466,8 @@ static size_t union_fprintf(struct layout *l, struct lclass *u, const struct con
 	uint32_t initial_union_cacheline, cacheline = 0, i;
 	const char *tn = pt_name(l, u->t);
 
-	if (indent >= NTABS)
-		indent = NTABS - 1;
+	if (indent > NTABS)	/* pahole: >= sizeof(tabs), the NUL counted */
+		indent = NTABS;
 	if (conf->prefix)
 		printed += (size_t)sp(s, "%s ", conf->prefix);
 	printed += (size_t)sp(s, "union%s%s {\n", tn ? " " : "", tn ? tn : "");
@@ -1475,13 +1481,13 @@ static size_t union_fprintf(struct layout *l, struct lclass *u, const struct con
 		struct lmember *pos = &u->m[i];
 
 		if (!ptag(l, pos->type)) {
-			printed += (size_t)sput(s, tabs, uconf.indent);
+			printed += (size_t)sput_tabs(s, uconf.indent);
 			printed += (size_t)sp(s, "<ERROR(%s:%d): %#llx not found!>", "union__fprintf", 0,
 					      (unsigned long long)pos->type);
 			continue;
 		}
 		uconf.union_member = 1;
-		printed += (size_t)sput(s, tabs, uconf.indent);
+		printed += (size_t)sput_tabs(s, uconf.indent);
 		printed += class_member_fprintf(l, pos, true, pos->type, &uconf, s);
 		sput(s, "\n", 1);
 		++printed;
@@ -1502,8 +1508,8 @@ static size_t enumeration_fprintf(struct layout *l, const struct btf_type *t,
 	bool is64 = K(t) == BTF_KIND_ENUM64;
 	bool is_signed = compat_130(l) && btf_kflag(t);
 
-	if (indent >= NTABS)
-		indent = NTABS - 1;
+	if (indent > NTABS)	/* pahole: >= sizeof(tabs), the NUL counted */
+		indent = NTABS;
 	if (!n)
 		return printed;
 	printed += (size_t)sput(s, " {\n", 3);
@@ -1652,8 +1658,8 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 	size_t printed = (size_t)sp(s, "%s%s%s%s%s", cconf.prefix ? cconf.prefix : "",
 				    cconf.prefix ? " " : "", "struct", tn ? " " : "", tn ? tn : "");
 
-	if (indent >= NTABS)
-		indent = NTABS - 1;
+	if (indent > NTABS)	/* pahole: >= sizeof(tabs), the NUL counted */
+		indent = NTABS;
 	if (!cconf.cachelinep)
 		cconf.cachelinep = &cacheline;
 	cconf.indent = (uint8_t)(indent + 1);
@@ -1696,7 +1702,7 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 				uint8_t bitfield_size = last->bit_hole;
 
 				if (!ptag(l, pos->type)) {
-					printed += (size_t)sput(s, tabs, cconf.indent);
+					printed += (size_t)sput_tabs(s, cconf.indent);
 					printed += (size_t)sp(s, "<ERROR(%s:%d): %#llx not found!>",
 							      "__class__fprintf", 0,
 							      (unsigned long long)pos->type);
@@ -1707,7 +1713,7 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 							      cconf.indent, tabs);
 					bitfield_size = 0;
 				}
-				printed += (size_t)sput(s, tabs, cconf.indent);
+				printed += (size_t)sput_tabs(s, cconf.indent);
 				printed += type_fprintf(l, pos->type, "", &cconf, s);
 				printed += (size_t)sp(s, ":%u;\n", bitfield_size);
 			}
@@ -1745,7 +1751,7 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 		}
 		pos_type = ptag(l, pos->type);
 		if (!pos_type) {
-			printed += (size_t)sput(s, tabs, cconf.indent);
+			printed += (size_t)sput_tabs(s, cconf.indent);
 			printed += (size_t)sp(s, "<ERROR(%s:%d): %#llx not found!>", "__class__fprintf", 0,
 					      (unsigned long long)pos->type);
 			goto next_member;
@@ -1753,7 +1759,7 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 		cconf.last_member = i == c->nr - 1;
 		cconf.first_member = last == NULL;
 		size = (size_t)pos->byte_size;
-		printed += (size_t)sput(s, tabs, cconf.indent);
+		printed += (size_t)sput_tabs(s, cconf.indent);
 		printed += class_member_fprintf(l, pos, false, pos->type, &cconf, s);
 		if (pt_is_struct(pos_type) && !cconf.suppress_comments) {
 			struct lclass *tc = lclass_get(l, pos->type);

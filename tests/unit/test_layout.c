@@ -306,3 +306,43 @@ TEST(layout_131_expands_named_signed_enum)
 	mem_free(t);
 	btf_free(b);
 }
+
+TEST(layout_deep_nesting_indent)
+{
+	/* 20 anonymous structs, each the only member of the next: pahole
+	 * indents at most 16 tabs (the tabs it has), braces included */
+	struct btf *b = btf_new(NULL);
+	int t = btf_add_int(b, "int", 4, BTF_INT_SIGNED);
+	struct layout_opts o = { 0 };
+	struct lbuf out = { 0 };
+	struct layout *l;
+	struct diag d;
+	int deepest = 0, lines = 0;
+
+	for (int i = 0; i < 20; i++) {
+		int s = btf_add_struct(b, i == 19 ? "deep" : NULL, 4);
+
+		btf_add_member(b, "m", (uint32_t)t, 0, 0);
+		t = s;
+	}
+	REQUIRE(b && !btf_error(b));
+	REQUIRE(layout_open(b, &o, &l, &d) == 0);
+	CHECK(layout_print(l, layout_find(l, "deep"), NULL, NULL, &out) == 0);
+	REQUIRE(out.p);
+	CHECK_EQ_U(strlen(out.p), out.len);	/* no NUL inside */
+	for (const char *p = out.p; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+		int n = 0;
+
+		while (p[n] == '\t')
+			n++;
+		if (n > deepest)
+			deepest = n;
+		lines++;
+	}
+	CHECK_EQ_U(deepest, 16);
+	CHECK(lines > 40);
+	CHECK(strstr(out.p, "\n\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t} m;") != NULL);
+	layout_close(l);
+	lbuf_free(&out);
+	btf_free(b);
+}

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Whole-corpus layout check (run by make check-kernel): btfc layout against
-# pahole 1.24 -F btf on the Debian 6.12 corpus.
+# Whole-corpus layout check (run by make check-kernel): btfc layout
+# --compat 1.24 against pahole 1.24 -F btf on the Debian 6.12 corpus
+# (pahole 1.31's text is checked against its recorded output by
+# tests/t_layout131.sh).
 #  1. vmlinux.btf: every struct and union, one run (pahole's no-TYPE order),
 #     plain and with -E, --hex, -s.
 #  2. vmlinux.btf: every named struct and union one per run (pahole -C NAME,
@@ -14,6 +16,8 @@
 set -u
 cd "$(dirname "$0")/.."
 BTFC=$(realpath "${BTFC:-build/btfc}")
+# every comparison below is with the system's pahole 1.24
+L() { "$BTFC" layout --compat 1.24 "$@"; }
 C=$(scripts/corpus.sh) || exit 1
 V=$C/vmlinux.btf
 KNOWN=tests/layout-known-diffs.txt
@@ -25,7 +29,7 @@ known() { grep -v '^#' "$KNOWN" 2>/dev/null | awk -v k="$1" '$1 == k && $2 == "t
 
 for opt in "" -E --hex -s; do
 	# shellcheck disable=SC2086
-	pahole -F btf $opt "$V" > "$tmp/p" 2>/dev/null; "$BTFC" layout $opt "$V" > "$tmp/b" 2>&1
+	pahole -F btf $opt "$V" > "$tmp/p" 2>/dev/null; L $opt "$V" > "$tmp/b" 2>&1
 	if cmp -s "$tmp/p" "$tmp/b"; then note "vmlinux.btf all types '$opt': identical ($(wc -l < "$tmp/p") lines)"
 	else bad "vmlinux.btf all types '$opt' differ"; diff "$tmp/p" "$tmp/b" | head -5; fi
 done
@@ -36,11 +40,11 @@ mkdir -p "$tmp/pp"
 # shellcheck disable=SC2016
 xargs -P "$(nproc)" -a "$tmp/names" -I{} sh -c 'pahole -F btf -C "$1" "$2" > "$3/pp/$1" 2>/dev/null' _ {} "$V" "$tmp"
 while read -r n; do cat "$tmp/pp/$n"; done < "$tmp/names" > "$tmp/p"
-"$BTFC" layout --fresh --skip_missing -C "file://$tmp/names" "$V" > "$tmp/b" 2>/dev/null
+L --fresh --skip_missing -C "file://$tmp/names" "$V" > "$tmp/b" 2>/dev/null
 ntypes=$(wc -l < "$tmp/names")
 ndiff=0
 while read -r n; do
-	"$BTFC" layout -C "$n" "$V" 2>/dev/null | cmp -s - "$tmp/pp/$n" && continue
+	L -C "$n" "$V" 2>/dev/null | cmp -s - "$tmp/pp/$n" && continue
 	if [ -n "$(known "$n")" ]; then note "known difference: $n"; continue; fi
 	ndiff=$((ndiff+1)); [ $ndiff -le 5 ] && echo "  differs: $n"
 done < <(cmp -s "$tmp/p" "$tmp/b" || cat "$tmp/names")
@@ -50,21 +54,21 @@ note "vmlinux.btf one type per run: $((ntypes-ndiff)) of $ntypes identical"
 n=0; nd=0
 for m in $(find "$C/btf" -name '*.ko.btf' | sort | awk 'NR % 57 == 1' | head -20); do
 	n=$((n+1))
-	pahole -F btf --btf_base "$V" "$m" > "$tmp/p" 2>/dev/null; "$BTFC" layout --base "$V" "$m" > "$tmp/b" 2>&1
+	pahole -F btf --btf_base "$V" "$m" > "$tmp/p" 2>/dev/null; L --base "$V" "$m" > "$tmp/b" 2>&1
 	cmp -s "$tmp/p" "$tmp/b" || { nd=$((nd+1)); echo "  differs: $m"; }
 done
 note "modules with --base: $((n-nd)) of $n identical"
 [ $nd -eq 0 ] || bad "modules differ"
 if [ -r /sys/kernel/btf/vmlinux ]; then
-	pahole -F btf /sys/kernel/btf/vmlinux > "$tmp/p" 2>/dev/null; "$BTFC" layout > "$tmp/b" 2>&1
+	pahole -F btf /sys/kernel/btf/vmlinux > "$tmp/p" 2>/dev/null; L > "$tmp/b" 2>&1
 	if cmp -s "$tmp/p" "$tmp/b"; then note "/sys/kernel/btf/vmlinux: identical"
 	else bad "/sys/kernel/btf/vmlinux differs"; diff "$tmp/p" "$tmp/b" | head -5; fi
 fi
 
-"$BTFC" layout --check-reorg "$V" | tail -1 | grep -q ' 0 failed' && note "-R plans valid for every struct" || bad "-R plan check"
+L --check-reorg "$V" | tail -1 | grep -q ' 0 failed' && note "-R plans valid for every struct" || bad "-R plan check"
 pahole -F btf -P "$V" > "$tmp/pP" 2>/dev/null
-"$BTFC" layout -P "$V" > "$tmp/bP" 2>/dev/null
-"$BTFC" layout -s "$V" > "$tmp/bs" 2>/dev/null
+L -P "$V" > "$tmp/bP" 2>/dev/null
+L -s "$V" > "$tmp/bs" 2>/dev/null
 python3 - "$BTFC" "$V" "$tmp/pP" "$tmp/bP" "$KNOWN" "$tmp/bs" > "$tmp/rr" <<'PY'
 import json, subprocess, sys
 btfc, v, pp, bp, known, bs = sys.argv[1:]
@@ -77,7 +81,7 @@ for name, f in p.items():
     bsize = int(b[name][2]) if name in b else int(first(bs)[name][1])
     if bsize <= psize or name in kn:
         continue
-    o = json.loads(subprocess.run([btfc, 'layout', '--format', 'json', name, v], capture_output=True, text=True).stdout)
+    o = json.loads(subprocess.run([btfc, 'layout', '--compat', '1.24', '--format', 'json', name, v], capture_output=True, text=True).stdout)
     need = max([o['natural_alignment'], o['alignment']] + [m['alignment'] for m in o['members']])
     if psize % need:
         invalid += 1
@@ -97,8 +101,8 @@ python3 tests/tools/layout_compile_check.py "$BTFC" "$V" $(cat "$tmp/s50") > "$t
 	&& note "--compile of 50 sampled types builds, sizes and offsets agree" || { bad "--compile"; head -5 "$tmp/cc"; }
 
 shuf -n 100 --random-source=<(yes) "$tmp/names" > "$tmp/s100"
-"$BTFC" layout --fresh --skip_missing -C "file://$tmp/s100" "$V" > "$tmp/a" 2>/dev/null
-"$BTFC" layout -F dwarf --fresh --skip_missing -C "file://$tmp/s100" "$C/vmlinux" > "$tmp/b" 2>/dev/null
+L --fresh --skip_missing -C "file://$tmp/s100" "$V" > "$tmp/a" 2>/dev/null
+L -F dwarf --fresh --skip_missing -C "file://$tmp/s100" "$C/vmlinux" > "$tmp/b" 2>/dev/null
 if cmp -s "$tmp/a" "$tmp/b"; then note "DWARF input: 100 sampled types identical to vmlinux.btf"
 else bad "DWARF input differs on $(diff "$tmp/a" "$tmp/b" | grep -c '^[<>]') lines"; diff "$tmp/a" "$tmp/b" | head -5; fi
 [ $fails -eq 0 ]

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# btfc layout against pahole 1.24 (-F btf): exact text on fixtures compiled
-# here (gcc and clang, BTF made by pahole -J) and on a sample of the Debian
-# 6.12 corpus; DWARF input; -R invariants; --compile builds with gcc and
-# agrees on sizes and offsets; JSON parses; --diff sees a change.
+# btfc layout --compat 1.24 against pahole 1.24 (-F btf, Debian's dwarves):
+# exact text on fixtures compiled here (gcc and clang, BTF made by pahole
+# -J) and on a sample of the Debian 6.12 corpus; DWARF input; -R
+# invariants; --compile builds with gcc and agrees on sizes and offsets;
+# JSON parses; --diff sees a change.  (pahole 1.31's text: t_layout131.sh.)
 . "$(dirname "$0")/lib.sh"
 FX=$ROOT/tests/fixtures/layout.c
 have pahole || { skip "layout: pahole not installed"; exit 0; }
@@ -17,7 +18,7 @@ for cc in gcc clang; do
 	o=$WORK/layout-$cc.o; b=$WORK/layout-$cc.btf
 	$cc -g -O0 -c "$FX" -o "$o" || { fail "layout: $cc fixture build"; continue; }
 	pahole -J --btf_encode_detached="$b" "$o" 2>/dev/null || { skip "layout: pahole -J"; continue; }
-	pahole -F btf "$b" > "$WORK/p.txt" 2>&1; "$BTFC" layout "$b" > "$WORK/b.txt" 2>&1
+	pahole -F btf "$b" > "$WORK/p.txt" 2>&1; "$BTFC" layout --compat 1.24 "$b" > "$WORK/b.txt" 2>&1
 	same "layout: $cc fixture, all types" "$WORK/p.txt" "$WORK/b.txt"
 	bad=0
 	for t in holes bits bits2 packed outer aligned un anon_t anon_u color small big fns flex nested everything cachey bitpad; do
@@ -25,19 +26,19 @@ for cc in gcc clang; do
 			# shellcheck disable=SC2086
 			pahole -F btf $opt -C $t "$b" > "$WORK/p1.txt" 2>&1
 			# shellcheck disable=SC2086
-			"$BTFC" layout $opt -C $t "$b" > "$WORK/b1.txt" 2>&1
+			"$BTFC" layout --compat 1.24 $opt -C $t "$b" > "$WORK/b1.txt" 2>&1
 			cmp -s "$WORK/p1.txt" "$WORK/b1.txt" || { bad=$((bad+1)); echo "      differs: $t $opt"; }
 		done
 	done
 	[ $bad -eq 0 ] && pass "layout: $cc fixture, 18 types x 6 option sets" || fail "layout: $cc fixture options ($bad differ)"
 	for opt in -s -n -N "-H 1" "-B 1" "-z 4" --structs --unions --packed "-y b" "-x b" "-i inner" "-f holes"; do
 		# shellcheck disable=SC2086
-		pahole -F btf $opt "$b" > "$WORK/p1.txt" 2>&1; "$BTFC" layout $opt "$b" > "$WORK/b1.txt" 2>&1
+		pahole -F btf $opt "$b" > "$WORK/p1.txt" 2>&1; "$BTFC" layout --compat 1.24 $opt "$b" > "$WORK/b1.txt" 2>&1
 		cmp -s "$WORK/p1.txt" "$WORK/b1.txt" || { fail "layout: $cc fixture '$opt'"; diff "$WORK/p1.txt" "$WORK/b1.txt" | head -5; }
 	done
 	pass "layout: $cc fixture filters and one-line formats"
 	# DWARF input (encoded in memory) prints what the BTF does
-	"$BTFC" layout "$o" > "$WORK/bd.txt" 2>&1
+	"$BTFC" layout --compat 1.24 "$o" > "$WORK/bd.txt" 2>&1
 	same "layout: $cc DWARF input = BTF input" "$WORK/b.txt" "$WORK/bd.txt"
 	check "layout: $cc -R plans valid" "$BTFC" layout --check-reorg "$b"
 	"$BTFC" layout -R holes "$b" | grep -q "saved 16 bytes" && pass "layout: $cc -R holes saves 16" || fail "layout: $cc -R holes"
@@ -68,22 +69,22 @@ fi
 # Debian 6.12 corpus: all structs in one run, a sample one per run, modules
 if C=$(BTFC_NO_FETCH=1 "$ROOT/scripts/corpus.sh" 2>/dev/null); then
 	V=$C/vmlinux.btf
-	pahole -F btf "$V" > "$WORK/p.txt" 2>&1; "$BTFC" layout "$V" > "$WORK/b.txt" 2>&1
+	pahole -F btf "$V" > "$WORK/p.txt" 2>&1; "$BTFC" layout --compat 1.24 "$V" > "$WORK/b.txt" 2>&1
 	same "layout: corpus vmlinux.btf, every struct and union" "$WORK/p.txt" "$WORK/b.txt"
 	for opt in -E --hex -s; do
-		pahole -F btf $opt "$V" > "$WORK/p.txt" 2>&1; "$BTFC" layout $opt "$V" > "$WORK/b.txt" 2>&1
+		pahole -F btf $opt "$V" > "$WORK/p.txt" 2>&1; "$BTFC" layout --compat 1.24 $opt "$V" > "$WORK/b.txt" 2>&1
 		same "layout: corpus vmlinux.btf $opt" "$WORK/p.txt" "$WORK/b.txt"
 	done
 	: > "$WORK/pt.txt"
 	names="task_struct sk_buff page inode net_device mm_struct file super_block zone rq pglist_data atomic_t pid_type page_pool_params"
 	for t in $names; do pahole -F btf -C $t "$V" >> "$WORK/pt.txt" 2>&1; done
 	# shellcheck disable=SC2086
-	"$BTFC" layout --fresh $(echo $names | tr ' ' '\n' | sed 's/^/-C/') "$V" > "$WORK/bt.txt" 2>&1
+	"$BTFC" layout --compat 1.24 --fresh $(echo $names | tr ' ' '\n' | sed 's/^/-C/') "$V" > "$WORK/bt.txt" 2>&1
 	same "layout: corpus, 14 types one per run" "$WORK/pt.txt" "$WORK/bt.txt"
 	for m in net/key/af_key.ko net/vmw_vsock/hv_sock.ko; do
 		M=$C/btf/kernel/$m.btf
 		[ -f "$M" ] || continue
-		pahole -F btf --btf_base "$V" "$M" > "$WORK/p.txt" 2>&1; "$BTFC" layout --base "$V" "$M" > "$WORK/b.txt" 2>&1
+		pahole -F btf --btf_base "$V" "$M" > "$WORK/p.txt" 2>&1; "$BTFC" layout --compat 1.24 --base "$V" "$M" > "$WORK/b.txt" 2>&1
 		same "layout: corpus module $m with --base" "$WORK/p.txt" "$WORK/b.txt"
 	done
 	check "layout: corpus -R plans valid for every struct" "$BTFC" layout --check-reorg "$V"

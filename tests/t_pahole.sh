@@ -93,11 +93,12 @@ if have pahole && [ "$(pahole --version)" = v1.24 ]; then
 			fi
 		done
 	done
-	# struct view: -C TYPE FILE, as pahole -F btf prints it
-	"$P" -F btf -C list_head,bits "$WORK/vm.o" > "$WORK/lay.btfc" 2>&1
+	# struct view: -C TYPE FILE, as pahole -F btf prints it; the text is
+	# the claimed version's (BTFC_PAHOLE_VERSION sets the claim)
+	BTFC_PAHOLE_VERSION=1.24 "$P" -F btf -C list_head,bits "$WORK/vm.o" > "$WORK/lay.btfc" 2>&1
 	pahole -F btf -C list_head,bits "$WORK/vm.o" > "$WORK/lay.ref" 2>&1
 	check "pahole -F btf -C T1,T2 FILE: same text as pahole 1.24" diff -u "$WORK/lay.ref" "$WORK/lay.btfc"
-	"$P" --btf_base "$WORK/vm.o" -C mod_node "$WORK/m.o" > "$WORK/lay1" 2>&1
+	BTFC_PAHOLE_VERSION=1.24 "$P" --btf_base "$WORK/vm.o" -C mod_node "$WORK/m.o" > "$WORK/lay1" 2>&1
 	pahole -F btf --btf_base "$WORK/vm.o" -C mod_node "$WORK/m.o" > "$WORK/lay2" 2>&1
 	check "pahole --btf_base B -C TYPE module: same text as pahole 1.24" diff -u "$WORK/lay2" "$WORK/lay1"
 else
@@ -183,8 +184,8 @@ check_fails "-J on a missing file" "nonexistent" "$P" -J "$WORK/nonexistent.o"
 check_fails "unsupported pahole option is named" "--prettify.*not supported" "$P" --prettify=- "$WORK/vm.o"
 
 # struct view through btfc layout
-"$P" -C mod_priv -E --hex "$WORK/mod.o" > "$WORK/lay1" 2>&1 || true
-"$BTFC" layout -C mod_priv -E --hex "$WORK/mod.o" > "$WORK/lay2" 2>&1 || true
+BTFC_PAHOLE_VERSION=1.24 "$P" -C mod_priv -E --hex "$WORK/mod.o" > "$WORK/lay1" 2>&1 || true
+"$BTFC" layout --compat 1.24 -C mod_priv -E --hex "$WORK/mod.o" > "$WORK/lay2" 2>&1 || true
 grep -q 'struct mod_priv {' "$WORK/lay1" && cmp -s "$WORK/lay1" "$WORK/lay2" &&
 	pass "pahole -C TYPE -E --hex FILE == btfc layout" || fail "pahole -C TYPE -E --hex FILE == btfc layout"
 PAHOLE_VMLINUX_BTF_FILENAME="$WORK/vm.btf" "$P" list_head > "$WORK/lay3" 2>&1

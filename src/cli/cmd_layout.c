@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * btfc layout: struct layouts as `pahole -F btf` 1.24 prints them, with
- * pahole's everyday options, plus JSON, a layout diff and a cacheline map.
+ * btfc layout: struct layouts as `pahole -F btf` prints them (1.31, or
+ * 1.30 or 1.24 with --compat), with pahole's everyday options, plus JSON,
+ * a layout diff and a cacheline map.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -20,11 +21,17 @@
 
 static const char usage_text[] =
 	"usage: btfc layout [OPTIONS] [TYPE ...] [FILE]\n"
-	"  Print struct/union/enum/typedef layouts like `pahole -F btf` (1.24): offsets,\n"
+	"  Print struct/union/enum/typedef layouts like `pahole -F btf`: offsets,\n"
 	"  sizes, holes, bit holes, padding, cacheline boundaries, summaries.  With no\n"
 	"  TYPE, every named struct and union (pahole's order).  FILE: raw BTF, ELF with\n"
 	"  .BTF, ELF with DWARF only (encoded in memory), /sys/kernel/btf/NAME; default\n"
 	"  /sys/kernel/btf/vmlinux.\n"
+	"  --compat=V              the pahole version whose text to print: 1.24, 1.30 or\n"
+	"                          1.31 (default).  1.30+ lists the holes, bit holes and\n"
+	"                          flexible arrays of member struct types, with totals,\n"
+	"                          expands named enums under -E, ends each -C type with a\n"
+	"                          blank line; 1.31 also infers __aligned__ of zero-sized\n"
+	"                          members (flexible arrays)\n"
 	"  -C, --class_name=LIST   types to show (comma separated; file://PATH: one per line)\n"
 	"  --base=FILE             base BTF for split (module) BTF\n"
 	"  -E, --expand_types      expand member types inline\n"
@@ -45,6 +52,8 @@ static const char usage_text[] =
 	"  -x, --exclude=P         skip types whose name starts with P\n"
 	"  -X, --cu_exclude=P      accepted for pahole compatibility (BTF has one unit)\n"
 	"  --structs, --unions, --packed, --with_flexible_array   kind filters\n"
+	"  --with_embedded_flexible_array  structs with a member struct that has a\n"
+	"                          flexible array, at any depth (pahole 1.30+)\n"
 	"  -R, --reorganize        suggest a smaller member order (-S: show steps)\n"
 	"  -P, --packable          structs that -R can shrink: NAME SIZE NEWSIZE SAVED\n"
 	"  --compile               a compilable C header of the types and what they use\n"
@@ -65,7 +74,7 @@ struct lcmd {
 	char sep;
 	unsigned nr_holes, nr_bit_holes, hole_size_ge;
 	const char *prefix, *exclude;
-	bool just_structs, just_unions, just_packed, flexible, skip_missing, show_steps;
+	bool just_structs, just_unions, just_packed, flexible, embedded_flexible, skip_missing, show_steps;
 	struct lbuf out;
 	uint32_t target;	/* -i / -f */
 	unsigned checked, shrunk, bad;	/* --check-reorg */
@@ -110,6 +119,8 @@ static bool class_filter(void *ctx, struct layout *l, uint32_t id)
 	if (c->mode == M_PACKABLE && !layout_packable(l, id))
 		return false;
 	if (c->flexible && !ci.has_flexible_array)
+		return false;
+	if (c->embedded_flexible && !layout_has_embedded_flexible_array(l, id))
 		return false;
 	return true;
 }
@@ -415,7 +426,8 @@ int cli_layout_load(const char *path, const char *base_path, struct btf **base,
 int cmd_layout(int argc, char **argv)
 {
 	enum { O_BASE = 256, O_HEX, O_STRUCTS, O_UNIONS, O_PACKED, O_FLEX, O_COMPILE, O_SKIPM,
-	       O_SUPA, O_SUPP, O_FORMAT, O_CLMAP, O_DIFF, O_SUPF, O_FRESH, O_CHECKR };
+	       O_SUPA, O_SUPP, O_FORMAT, O_CLMAP, O_DIFF, O_SUPF, O_FRESH, O_CHECKR, O_COMPAT,
+	       O_EMBFLEX };
 	static const struct option opts[] = {
 		{ "class_name", required_argument, NULL, 'C' },
 		{ "base", required_argument, NULL, O_BASE },
@@ -441,6 +453,8 @@ int cmd_layout(int argc, char **argv)
 		{ "unions", no_argument, NULL, O_UNIONS },
 		{ "packed", no_argument, NULL, O_PACKED },
 		{ "with_flexible_array", no_argument, NULL, O_FLEX },
+		{ "with_embedded_flexible_array", no_argument, NULL, O_EMBFLEX },
+		{ "compat", required_argument, NULL, O_COMPAT },
 		{ "reorganize", no_argument, NULL, 'R' },
 		{ "show_reorg_steps", no_argument, NULL, 'S' },
 		{ "packable", no_argument, NULL, 'P' },
@@ -499,6 +513,19 @@ int cmd_layout(int argc, char **argv)
 		case O_UNIONS: c.just_unions = true; break;
 		case O_PACKED: c.just_structs = c.just_packed = true; break;
 		case O_FLEX: c.flexible = true; break;
+		case O_EMBFLEX: c.just_structs = c.embedded_flexible = true; break;
+		case O_COMPAT:
+			if (!strcmp(optarg, "1.24"))
+				c.lo.compat = LAYOUT_COMPAT_1_24;
+			else if (!strcmp(optarg, "1.30"))
+				c.lo.compat = LAYOUT_COMPAT_1_30;
+			else if (!strcmp(optarg, "1.31"))
+				c.lo.compat = LAYOUT_COMPAT_1_31;
+			else {
+				names_free(&names);
+				return cli_fail("layout: --compat takes 1.24, 1.30 or 1.31, not '%s'", optarg);
+			}
+			break;
 		case 'R': c.mode = M_REORG; break;
 		case 'S': c.show_steps = true; break;
 		case 'P': c.mode = M_PACKABLE; break;
@@ -626,7 +653,21 @@ int cmd_layout(int argc, char **argv)
 				if (err == -EINVAL)	/* not a struct: pahole prints nothing */
 					err = 0;
 			} else {
+				/*
+				 * A -C type: 1.24 prints its text whatever the
+				 * formatter (-s, -n, -N, -z); 1.30 goes through the
+				 * formatter, then prints a newline.
+				 */
+				enum lmode mode = c.mode;
+				bool formatter = mode == M_PRINT || mode == M_SIZES ||
+						 mode == M_NR_MEMBERS || mode == M_NAME_LEN || mode == M_NAMES;
+
+				if (formatter && c.lo.compat == LAYOUT_COMPAT_1_24)
+					c.mode = M_PRINT;
 				err = print_one(&c, l, id);
+				c.mode = mode;
+				if (formatter && c.lo.compat != LAYOUT_COMPAT_1_24)
+					lbuf_printf(&c.out, "\n");
 			}
 		}
 	}

@@ -263,6 +263,7 @@ static const struct popt {
 	{ "unions", no_argument, O_UNIONS, K_LAYOUT },
 	{ "packed", no_argument, O_PACKED, K_LAYOUT },
 	{ "with_flexible_array", no_argument, O_FLEX, K_LAYOUT },
+	{ "with_embedded_flexible_array", no_argument, O_EMBEDDED_FLEX, K_LAYOUT },
 	{ "reorganize", no_argument, 'R', K_LAYOUT },
 	{ "show_reorg_steps", no_argument, 'S', K_LAYOUT },
 	{ "packable", no_argument, 'P', K_LAYOUT },
@@ -309,7 +310,6 @@ static const struct popt {
 	{ "running_kernel_vmlinux", no_argument, O_RUNNING_KERNEL, K_UNSUPP },
 	{ "padding_ge", required_argument, O_PADDING_GE, K_UNSUPP },
 	{ "padding", required_argument, O_PADDING, K_UNSUPP },
-	{ "with_embedded_flexible_array", no_argument, O_EMBEDDED_FLEX, K_UNSUPP },
 	{ "contains_enumerator", required_argument, O_CONTAINS_ENUM, K_UNSUPP },
 };
 
@@ -688,7 +688,8 @@ static const char usage_text[] =
 	"    --version, --numeric_version\n"
 	"  Struct layouts (see 'btfc layout --help'): -C, -E, -r, -c, -q, -s, -n, -N, -t,\n"
 	"  -H, -B, -z, -i, -f, -y, -x, -X, -R, -S, -P, -F, --hex, --structs, --unions,\n"
-	"  --packed, --with_flexible_array, --compile, --skip_missing, --suppress_*.\n"
+	"  --packed, --with_flexible_array, --with_embedded_flexible_array, --compile,\n"
+	"  --skip_missing, --suppress_*.\n"
 	"  Without FILE: /sys/kernel/btf/vmlinux ($PAHOLE_VMLINUX_BTF_FILENAME).\n";
 
 static int run_encode(struct pahole_opts *po)
@@ -743,6 +744,10 @@ static int run_layout(struct pahole_opts *po)
 	bool have_file = false;
 	size_t i;
 
+	/* the struct view of the pahole version claimed (btfc layout's default is 1.31's) */
+	if (push(&po->layout_argv, &po->layout_argc, &po->layout_cap,
+		 po->claim == 24 ? "--compat=1.24" : po->claim == 30 ? "--compat=1.30" : "--compat=1.31"))
+		return cli_fail("pahole: out of memory");
 	if (po->btf_base) {
 		char arg[4096];
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * pahole 1.24's BTF layout model and struct printer, over struct btf.
+ * pahole's BTF layout model and struct printer, over struct btf, as
+ * pahole 1.24, 1.30 and 1.31 have them (l->compat).
  *
  * The functions mirror pahole's (dwarves_fprintf.c, dwarves.c,
  * btf_loader.c) one for one, named after them, because the output must
@@ -9,9 +10,21 @@
  * the same inference of __aligned__ and __packed__ from offsets, and the
  * same state carried from one printed type to the next.
  *
- * pahole's view of BTF ids: kinds pahole 1.24 does not load (DECL_TAG,
- * TYPE_TAG, DATASEC) and FUNCs (kept in another table) look up as
- * "not found" (ptag() returns NULL), as in pahole.
+ * What 1.30 and 1.31 do differently from 1.24 is marked compat_130(l)
+ * where it happens: the "XXX last struct has ..." line names the holes,
+ * bit holes, bit padding and flexible arrays of a member's struct type,
+ * and the summary totals them ("member types with holes: ...", "flexible
+ * array members: ..."); only positive holes count; -E expands named
+ * enums too; signed enums print signed; TYPE_TAGs are loaded and
+ * looked through; a typedef of a union prints like a member's union.
+ * What 1.31 adds to 1.30 is in its BTF loader: zero-sized members
+ * (flexible arrays, empty structs) get an inferred __aligned__ too, and
+ * a bitfield's extent, not its storage unit, ends it for the next
+ * member's alignment inference.
+ *
+ * pahole's view of BTF ids: kinds pahole does not load (DECL_TAG,
+ * DATASEC, and TYPE_TAG before 1.25) and FUNCs (kept in another table)
+ * look up as "not found" (ptag() returns NULL), as in pahole.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -118,6 +131,12 @@ static inline int sput(struct sink *s, const char *str, size_t n)
 static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
 #define NTABS ((int)sizeof(tabs) - 1)
 
+/* "%.*s" of tabs: n tabs, at most the NTABS there are */
+static int sput_tabs(struct sink *s, int n)
+{
+	return sput(s, tabs, (size_t)(n < 0 ? 0 : n > NTABS ? NTABS : n));
+}
+
 static int sput_s(struct sink *s, const char *str)
 {
 	return sput(s, str, strlen(str));
@@ -182,6 +201,8 @@ const struct btf_type *ptag(const struct layout *l, uint32_t id)
 	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
 	case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_FLOAT: case BTF_KIND_ENUM64:
 		return t;
+	case BTF_KIND_TYPE_TAG:	/* 1.30: a DW_TAG_LLVM_annotation */
+		return compat_130(l) ? t : NULL;
 	default:
 		return NULL;
 	}
@@ -222,7 +243,7 @@ uint32_t pt_type(const struct btf_type *t)
 {
 	switch (K(t)) {
 	case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_TYPE_TAG:
 		return t->type;
 	case BTF_KIND_ARRAY:
 		return btf_array(t)->type;
@@ -272,6 +293,12 @@ static uint64_t tag_size_d(const struct layout *l, const struct btf_type *t, int
 		return base_bits(t) / 8;
 	case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
 		return enum_bits(t) / 8;
+	case BTF_KIND_FUNC_PROTO:
+		/* 1.30: a subroutine type is pointer-sized (BTF gives no byte size);
+		 * 1.24: the size of its return type */
+		if (compat_130(l))
+			return l->addr_size;
+		break;
 	}
 	if (pt_type(t) == 0) {
 		if (!pt_is_struct(t) && !pt_is_union(t))
@@ -448,8 +475,14 @@ static struct lclass *lclass_get(struct layout *l, uint32_t id)
 		m->bitfield_offset = 0;
 		m->byte_size = pt_size(l, mt);
 		m->bit_size = (uint32_t)(m->byte_size * 8);
-		if (m->byte_size == 0)
+		if (m->byte_size == 0) {
+			/* 1.31: a flexible array or empty struct may be aligned too */
+			if (l->compat >= LAYOUT_COMPAT_1_31)
+				m->alignment = infer_alignment(l, m->byte_offset,
+							       natural_alignment(l, mtid, 0),
+							       smallest_offset);
 			continue;
+		}
 		if (pt_is_base(mt) || pt_is_enum(mt)) {
 			if (m->bitfield_size) {
 				m->byte_offset = m->bit_offset / m->bit_size * m->bit_size / 8;
@@ -465,7 +498,12 @@ static struct lclass *lclass_get(struct layout *l, uint32_t id)
 		}
 		m->alignment = infer_alignment(l, m->byte_offset, natural_alignment(l, mtid, 0),
 					       smallest_offset);
-		smallest_offset = m->byte_offset + (uint32_t)m->byte_size;
+		/* 1.31: a bitfield ends where its bits do, not its storage unit */
+		if (l->compat >= LAYOUT_COMPAT_1_31 && m->bitfield_size)
+			smallest_offset = m->byte_offset +
+					  (uint32_t)(m->bitfield_offset + m->bitfield_size + 7) / 8;
+		else
+			smallest_offset = m->byte_offset + (uint32_t)m->byte_size;
 	}
 	c->alignment = infer_alignment(l, class_size(t), natural_alignment(l, id, 0), smallest_offset);
 	l->cls[id] = c;
@@ -478,7 +516,7 @@ struct lclass *layout_class(struct layout *l, uint32_t id)
 }
 
 /* class__find_holes */
-void class_find_holes(struct lclass *c)
+void class_find_holes(const struct layout *l, struct lclass *c)
 {
 	uint32_t size = class_size(c->t);
 	/* pahole computes in int; wrap (unsigned) instead of overflowing on absurd sizes */
@@ -544,7 +582,7 @@ void class_find_holes(struct lclass *c)
 		}
 		if (bit_holes)
 			c->nr_bit_holes++;
-		if (byte_holes)
+		if (byte_holes > 0 || (byte_holes && !compat_130(l)))
 			c->nr_holes++;
 		last = pos;
 	}
@@ -593,7 +631,7 @@ bool class_infer_packed(struct layout *l, struct lclass *c)
 		return false;
 	if (c->packed_inferred)
 		return c->is_packed;
-	class_find_holes(c);
+	class_find_holes(l, c);
 	if (c->padding != 0 || c->nr_holes != 0) {
 		check_structs_at_unnatural_alignments(l, c);
 		c->is_packed = false;
@@ -653,6 +691,61 @@ static void union_infer_packed(struct layout *l, struct lclass *u)
 		}
 	}
 	u->packed_inferred = true;
+}
+
+/* class__has_flexible_array (1.30's dwarves.c; pahole.c's before): the last member is an array of no elements */
+static bool class_has_flexible_array(struct layout *l, struct lclass *c)
+{
+	if (!c->flex_verified) {
+		const struct btf_type *mt = c->nr ? ptag(l, c->m[c->nr - 1].type) : NULL;
+
+		c->has_flex = mt && K(mt) == BTF_KIND_ARRAY && btf_array(mt)->nelems == 0;
+		c->flex_verified = true;
+	}
+	return c->has_flex;
+}
+
+/*
+ * class__has_embedded_flexible_array: some member's struct type (typedefs
+ * and modifiers stripped) has a flexible array, or has such a member
+ * itself.  A struct cannot contain itself in C; hostile BTF can make it,
+ * so the search gives up (false, not cached) past a depth.
+ */
+static bool class_has_embedded_flexible_array(struct layout *l, struct lclass *c, int depth)
+{
+	uint32_t i;
+
+	if (!c->is_struct)
+		return false;
+	if (c->emb_searched)
+		return c->has_emb;
+	if (depth > 64)
+		return false;
+	for (i = 0; i < c->nr; i++) {
+		uint32_t mid;
+		const struct btf_type *mt = strip_from(l, c->m[i].type, &mid);
+		struct lclass *mc;
+
+		if (!pt_is_struct(mt) || !(mc = lclass_get(l, mid)))
+			continue;
+		c->has_emb = class_has_flexible_array(l, mc);
+		if (c->has_emb)
+			break;
+		if (mc == c)
+			continue;
+		c->has_emb = class_has_embedded_flexible_array(l, mc, depth + 1);
+		if (c->has_emb)
+			break;
+	}
+	c->emb_searched = true;
+	return c->has_emb;
+}
+
+bool layout_has_embedded_flexible_array(struct layout *l, uint32_t id)
+{
+	struct lclass *c = lclass_get(l, id);
+
+	return c && class_has_embedded_flexible_array(l, c, 0);
 }
 
 /* ---- names (dwarves_fprintf.c) ---- */
@@ -834,6 +927,14 @@ static const char *tag_name(struct layout *l, const struct btf_type *t, char *bf
 	case BTF_KIND_VAR:
 		copy_name(bf, len, pt_name(l, t) ? pt_name(l, t) : "(null)");
 		break;
+	case BTF_KIND_TYPE_TAG:	/* 1.30: an annotation names what it annotates */
+		type = ptag(l, pt_type(t));
+		if (!type && pt_type(t) != 0)
+			fmt_snprintf(bf, len, "<ERROR(%s:%d): %#llx not found!>", "__tag__name", 0,
+				     (unsigned long long)pt_type(t));
+		else
+			return tag_name(l, type, bf, len, conf, depth + 1);
+		break;
 	default: {
 		const char *prefix = "";
 		const char *name = pt_name(l, t);
@@ -1007,6 +1108,21 @@ static const char *expand_refused(const struct conf *conf, uint32_t tid, uint32_
 	return NULL;
 }
 
+/* skip_llvm_annotations (1.30): the type a pointer points to, past TYPE_TAGs */
+static uint32_t skip_annotations(const struct layout *l, uint32_t id)
+{
+	int n = 0;
+
+	while (id != 0 && n++ < 64) {
+		const struct btf_type *t = ptag(l, id);
+
+		if (!t || K(t) != BTF_KIND_TYPE_TAG || t->type == id)
+			break;
+		id = t->type;
+	}
+	return id;
+}
+
 /* type__fprintf */
 static size_t type_fprintf(struct layout *l, uint32_t tid, const char *name,
 			   const struct conf *conf, struct sink *s)
@@ -1065,7 +1181,7 @@ inner_struct:
 next_type:
 	switch (K(type)) {
 	case BTF_KIND_PTR: {
-		uint32_t ptid = pt_type(type);
+		uint32_t ptid = skip_annotations(l, pt_type(type));
 
 		if (ptid != 0) {
 			const struct btf_type *ptype = ptag(l, ptid);
@@ -1150,7 +1266,7 @@ print_default:
 				}
 				tconf.expanding = &e;
 				if (!tconf.suppress_comments)
-					class_find_holes(cc);
+					class_find_holes(l, cc);
 				tconf.type_spacing -= 8;
 				printed += class_fprintf(l, cc, &tconf, s);
 			}
@@ -1177,12 +1293,27 @@ print_default:
 			}
 		}
 		break;
+	case BTF_KIND_TYPE_TAG: {	/* 1.30: print what it annotates */
+		const struct btf_type *tt = ptag(l, pt_type(type));
+
+		if (!tt) {
+			--l->depth;
+			goto out_type_not_found;
+		}
+		if (++hops > 48) {
+			printed += (size_t)sp(s, "<ERROR: type loop>");
+			break;
+		}
+		tid = pt_type(type);
+		type = tt;
+		goto next_type;
+	}
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64: {
 		const char *tn = pt_name(l, type);
 
-		/* 1.24 does not expand named enums under -E */
-		if (tn)
+		/* 1.24 does not expand named enums under -E, 1.30 does */
+		if (tn && !(expand_types && compat_130(l)))
 			printed += (size_t)sp(s, "enum %-*s %s", tconf.type_spacing - 5, tn,
 					      name ? name : "");
 		else
@@ -1219,7 +1350,7 @@ static size_t cacheline_boundary(struct layout *l, const struct conf *conf, uint
 			printed += (size_t)sp(s, "/* --- cacheline %u boundary (%u bytes) was %u byte%s ago --- */\n",
 					      cacheline, cacheline_in_bytes, cacheline_pos,
 					      cacheline_pos > 1 ? "s" : "");
-		printed += (size_t)sput(s, tabs, (size_t)(indent < 0 ? 0 : indent));
+		printed += (size_t)sput_tabs(s, indent);
 		*conf->cachelinep = cacheline;
 	}
 	return printed;
@@ -1285,7 +1416,8 @@ static size_t class_member_fprintf(struct layout *l, struct lmember *member, boo
 	if (scomposite) {
 		printed += type_fprintf(l, tid, NULL, &sconf, s);
 		if (name) {
-			if (!pt_name(l, type))
+			/* 1.30: an expanded named type ends in "}" too */
+			if (!pt_name(l, type) || (sconf.expand_types && compat_130(l)))
 				printed += (size_t)sput(s, " ", 1);
 			printed += (size_t)sput_s(s, name);
 		}
@@ -1334,8 +1466,8 @@ static size_t union_fprintf(struct layout *l, struct lclass *u, const struct con
 	uint32_t initial_union_cacheline, cacheline = 0, i;
 	const char *tn = pt_name(l, u->t);
 
-	if (indent >= NTABS)
-		indent = NTABS - 1;
+	if (indent > NTABS)	/* pahole: >= sizeof(tabs), the NUL counted */
+		indent = NTABS;
 	if (conf->prefix)
 		printed += (size_t)sp(s, "%s ", conf->prefix);
 	printed += (size_t)sp(s, "union%s%s {\n", tn ? " " : "", tn ? tn : "");
@@ -1349,13 +1481,13 @@ static size_t union_fprintf(struct layout *l, struct lclass *u, const struct con
 		struct lmember *pos = &u->m[i];
 
 		if (!ptag(l, pos->type)) {
-			printed += (size_t)sput(s, tabs, uconf.indent);
+			printed += (size_t)sput_tabs(s, uconf.indent);
 			printed += (size_t)sp(s, "<ERROR(%s:%d): %#llx not found!>", "union__fprintf", 0,
 					      (unsigned long long)pos->type);
 			continue;
 		}
 		uconf.union_member = 1;
-		printed += (size_t)sput(s, tabs, uconf.indent);
+		printed += (size_t)sput_tabs(s, uconf.indent);
 		printed += class_member_fprintf(l, pos, true, pos->type, &uconf, s);
 		sput(s, "\n", 1);
 		++printed;
@@ -1374,9 +1506,10 @@ static size_t enumeration_fprintf(struct layout *l, const struct btf_type *t,
 	int max_len = 0, indent = conf->indent;
 	size_t printed = (size_t)sp(s, "enum%s%s", tn ? " " : "", tn ? tn : "");
 	bool is64 = K(t) == BTF_KIND_ENUM64;
+	bool is_signed = compat_130(l) && btf_kflag(t);
 
-	if (indent >= NTABS)
-		indent = NTABS - 1;
+	if (indent > NTABS)	/* pahole: >= sizeof(tabs), the NUL counted */
+		indent = NTABS;
 	if (!n)
 		return printed;
 	printed += (size_t)sput(s, " {\n", 3);
@@ -1393,14 +1526,19 @@ static size_t enumeration_fprintf(struct layout *l, const struct btf_type *t,
 		const char *en = btf_name(l->btf, off);
 		unsigned long long v;
 
-		/* pahole 1.24 keeps BTF enum values in a uint64 from an unsigned read */
+		/* pahole 1.24 keeps BTF enum values in a uint64 from an unsigned read;
+		 * 1.30 sign-extends those of a signed enum (kind flag) and prints them signed */
 		if (is64)
 			v = btf_enum64_value(&btf_enum64s(t)[i]);
+		else if (is_signed)
+			v = (unsigned long long)(long long)btf_enums(t)[i].val;
 		else
 			v = (uint32_t)btf_enums(t)[i].val;
 		printed += (size_t)sp(s, "%.*s\t%-*s = ", indent, tabs, max_len, en ? en : "");
 		if (conf->hex_fmt)
 			printed += (size_t)sp(s, "%#llx", v);
+		else if (is_signed)
+			printed += (size_t)sp(s, "%lld", (long long)v);
 		else
 			printed += (size_t)sp(s, "%llu", v);
 		printed += (size_t)sp(s, ",\n");
@@ -1411,6 +1549,93 @@ static size_t enumeration_fprintf(struct layout *l, const struct btf_type *t,
 	if (conf->suffix)
 		printed += (size_t)sp(s, " %s", conf->suffix);
 	return printed;
+}
+
+/*
+ * What 1.30 totals about the struct types of a struct's members (struct
+ * member_types_holes, with its field widths: hostile BTF can wrap them).
+ */
+struct member_types_holes {
+	uint16_t nr_paddings, nr_with_bit_paddings, nr_with_holes, nr_with_bit_holes;
+	uint16_t total_nr_holes, total_nr_bit_holes;
+	uint16_t nr_flexible_array_members, nr_embedded_flexible_array_members;
+	uint32_t sum_paddings, sum_bit_paddings;
+};
+
+/*
+ * The "XXX last struct has ..." line after a member whose type is struct
+ * tc: its padding (1.24: nothing else), or 1.30's list of its flexible
+ * array, embedded flexible arrays, padding, bit padding, holes and bit
+ * holes (class__fprintf_member_type_holes).  Counted into h.
+ */
+static size_t member_type_holes(struct layout *l, struct lclass *tc, struct member_types_holes *h,
+				uint8_t *newline, const struct conf *conf, struct sink *s)
+{
+	uint16_t padding;
+	uint8_t nr_holes, nr_bit_holes, bit_padding;	/* pahole's widths: more than 255 holes wrap */
+	bool first = true, flex = false, emb = false;
+	size_t printed = 0;
+
+	class_find_holes(l, tc);
+	class_infer_packed(l, tc);
+	padding = tc->padding;
+	bit_padding = tc->bit_padding;
+	nr_holes = (uint8_t)tc->nr_holes;
+	nr_bit_holes = (uint8_t)tc->nr_bit_holes;
+	if (!compat_130(l)) {
+		if (padding == 0)
+			return 0;
+		h->nr_paddings++;
+		h->sum_paddings += padding;
+		if (!(*newline)++)
+			printed += (size_t)sput(s, "\n", 1);
+		return printed + (size_t)sp(s, "\n%.*s/* XXX last struct has %d byte%s of padding */",
+					    conf->indent, tabs, padding, padding != 1 ? "s" : "");
+	}
+	flex = class_has_flexible_array(l, tc);
+	emb = class_has_embedded_flexible_array(l, tc, 0);
+	if (!padding && !bit_padding && !nr_holes && !nr_bit_holes && !flex && !emb)
+		return 0;
+	if (!(*newline)++)
+		printed += (size_t)sput(s, "\n", 1);
+	printed += (size_t)sp(s, "\n%.*s/* XXX last struct has", conf->indent, tabs);
+	if (flex) {
+		printed += (size_t)sp(s, " a flexible array");
+		h->nr_flexible_array_members++;
+		first = false;
+	}
+	if (emb) {
+		printed += (size_t)sp(s, "%s embedded flexible array(s)", first ? "" : ",");
+		h->nr_embedded_flexible_array_members++;
+		first = false;
+	}
+	if (padding) {
+		h->nr_paddings++;
+		h->sum_paddings += padding;
+		printed += (size_t)sp(s, "%s %d byte%s of padding", first ? "" : ",", padding,
+				      padding != 1 ? "s" : "");
+		first = false;
+	}
+	if (bit_padding) {
+		h->nr_with_bit_paddings++;
+		h->sum_bit_paddings += bit_padding;
+		printed += (size_t)sp(s, "%s %d bit%s of padding", first ? "" : ",", bit_padding,
+				      bit_padding != 1 ? "s" : "");
+		first = false;
+	}
+	if (nr_holes) {
+		h->nr_with_holes++;
+		h->total_nr_holes += nr_holes;
+		printed += (size_t)sp(s, "%s %d hole%s", first ? "" : ",", nr_holes, nr_holes != 1 ? "s" : "");
+		first = false;
+	}
+	if (nr_bit_holes) {
+		h->nr_with_bit_holes++;
+		h->total_nr_bit_holes += nr_bit_holes;
+		printed += (size_t)sp(s, "%s %d bit hole%s", first ? "" : ",", nr_bit_holes,
+				      nr_bit_holes != 1 ? "s" : "");
+	}
+	return printed + (size_t)sp(s, " */");
 }
 
 /* __class__fprintf */
@@ -1424,7 +1649,7 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 	uint16_t nr_forced_alignments = 0, nr_forced_alignment_holes = 0;
 	uint32_t sum_forced_alignment_holes = 0;
 	uint32_t sum_bytes = 0, sum_bits = 0, sum_holes = 0, sum_bit_holes = 0;
-	uint32_t nr_paddings = 0, sum_paddings = 0;
+	struct member_types_holes mth = { 0 };
 	uint32_t cacheline = 0, i;
 	int size_diff;
 	struct lmember *last = NULL;
@@ -1433,8 +1658,8 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 	size_t printed = (size_t)sp(s, "%s%s%s%s%s", cconf.prefix ? cconf.prefix : "",
 				    cconf.prefix ? " " : "", "struct", tn ? " " : "", tn ? tn : "");
 
-	if (indent >= NTABS)
-		indent = NTABS - 1;
+	if (indent > NTABS)	/* pahole: >= sizeof(tabs), the NUL counted */
+		indent = NTABS;
 	if (!cconf.cachelinep)
 		cconf.cachelinep = &cacheline;
 	cconf.indent = (uint8_t)(indent + 1);
@@ -1477,18 +1702,18 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 				uint8_t bitfield_size = last->bit_hole;
 
 				if (!ptag(l, pos->type)) {
-					printed += (size_t)sput(s, tabs, cconf.indent);
+					printed += (size_t)sput_tabs(s, cconf.indent);
 					printed += (size_t)sp(s, "<ERROR(%s:%d): %#llx not found!>",
 							      "__class__fprintf", 0,
 							      (unsigned long long)pos->type);
-					continue;
+					goto next_member;
 				}
 				if (last->byte_offset != pos->byte_offset) {
 					printed += (size_t)sp(s, "\n%.*s/* Force alignment to the next boundary: */\n",
 							      cconf.indent, tabs);
 					bitfield_size = 0;
 				}
-				printed += (size_t)sput(s, tabs, cconf.indent);
+				printed += (size_t)sput_tabs(s, cconf.indent);
 				printed += type_fprintf(l, pos->type, "", &cconf, s);
 				printed += (size_t)sp(s, ":%u;\n", bitfield_size);
 			}
@@ -1526,36 +1751,21 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 		}
 		pos_type = ptag(l, pos->type);
 		if (!pos_type) {
-			printed += (size_t)sput(s, tabs, cconf.indent);
+			printed += (size_t)sput_tabs(s, cconf.indent);
 			printed += (size_t)sp(s, "<ERROR(%s:%d): %#llx not found!>", "__class__fprintf", 0,
 					      (unsigned long long)pos->type);
-			continue;
+			goto next_member;
 		}
 		cconf.last_member = i == c->nr - 1;
 		cconf.first_member = last == NULL;
 		size = (size_t)pos->byte_size;
-		printed += (size_t)sput(s, tabs, cconf.indent);
+		printed += (size_t)sput_tabs(s, cconf.indent);
 		printed += class_member_fprintf(l, pos, false, pos->type, &cconf, s);
 		if (pt_is_struct(pos_type) && !cconf.suppress_comments) {
 			struct lclass *tc = lclass_get(l, pos->type);
-			uint16_t padding;
 
-			if (tc) {
-				class_find_holes(tc);
-				class_infer_packed(l, tc);
-				padding = tc->padding;
-				if (padding > 0) {
-					++nr_paddings;
-					sum_paddings += padding;
-					if (!newline++) {
-						sput(s, "\n", 1);
-						++printed;
-					}
-					printed += (size_t)sp(s, "\n%.*s/* XXX last struct has %d byte%s of padding */",
-							      cconf.indent, tabs, padding,
-							      padding != 1 ? "s" : "");
-				}
-			}
+			if (tc)
+				printed += member_type_holes(l, tc, &mth, &newline, &cconf, s);
 		}
 		if (pos->bit_hole != 0 && !cconf.suppress_comments) {
 			if (!newline++) {
@@ -1586,6 +1796,11 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 		else if (last->bitfield_size == 0 && pos->bitfield_size != 0)
 			last_size = size;
 		last = pos;
+		continue;
+next_member:
+		/* 1.24 goes on as if the member was not there, 1.30 as if it was printed */
+		if (compat_130(l))
+			last = pos;
 	}
 	if (!cconf.emit_stats)
 		goto out;
@@ -1613,9 +1828,29 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 	}
 	if (c->padding > 0)
 		printed += (size_t)sp(s, "%.*s/* padding: %u */\n", cconf.indent, tabs, c->padding);
-	if (nr_paddings > 0)
+	if (mth.nr_with_holes > 0 || mth.nr_with_bit_holes > 0 || mth.nr_with_bit_paddings > 0) {
+		const char *sep = "";
+
+		printed += (size_t)sp(s, "%.*s/* member types with ", cconf.indent, tabs);
+		if (mth.nr_with_holes > 0) {
+			printed += (size_t)sp(s, "holes: %u, total: %u", mth.nr_with_holes,
+					      mth.total_nr_holes);
+			sep = ", ";
+		}
+		if (mth.nr_with_bit_holes > 0) {
+			printed += (size_t)sp(s, "%sbit holes: %u, total: %u", sep, mth.nr_with_bit_holes,
+					      mth.total_nr_bit_holes);
+			sep = ", ";
+		}
+		if (mth.nr_with_bit_paddings > 0)
+			printed += (size_t)sp(s, "%sbit paddings: %u, total: %u bit%s", sep,
+					      mth.nr_with_bit_paddings, mth.sum_bit_paddings,
+					      mth.sum_bit_paddings > 1 ? "s" : "");
+		printed += (size_t)sp(s, " */\n");
+	}
+	if (mth.nr_paddings > 0)
 		printed += (size_t)sp(s, "%.*s/* paddings: %u, sum paddings: %u */\n", cconf.indent, tabs,
-				      nr_paddings, sum_paddings);
+				      mth.nr_paddings, mth.sum_paddings);
 	if (c->bit_padding > 0)
 		printed += (size_t)sp(s, "%.*s/* bit_padding: %u bits */\n", cconf.indent, tabs,
 				      c->bit_padding);
@@ -1627,6 +1862,19 @@ static size_t class_fprintf(struct layout *l, struct lclass *c, const struct con
 					      nr_forced_alignment_holes, sum_forced_alignment_holes);
 		printed += (size_t)sp(s, " */\n");
 	}
+	if (mth.nr_flexible_array_members > 0 || mth.nr_embedded_flexible_array_members > 0) {
+		printed += (size_t)sp(s, "%.*s/* flexible array members: ", cconf.indent, tabs);
+		if (mth.nr_flexible_array_members > 0)
+			printed += (size_t)sp(s, "end: %u", mth.nr_flexible_array_members);
+		if (mth.nr_embedded_flexible_array_members > 0)
+			printed += (size_t)sp(s, "%smiddle: %u", mth.nr_flexible_array_members ? ", " : "",
+					      mth.nr_embedded_flexible_array_members);
+		printed += (size_t)sp(s, " */\n");
+	}
+	/*
+	 * 1.30 takes the cacheline size from conf, 1.31 from its copy cconf
+	 * (dwarves_fprintf.c): the same number, as nothing here changes it.
+	 */
 	cacheline = (cconf.base_offset + class_size(t)) % l->cacheline_size;
 	if (cacheline != 0)
 		printed += (size_t)sp(s, "%.*s/* last cacheline: %u bytes */\n", cconf.indent, tabs,
@@ -1695,12 +1943,36 @@ static size_t typedef_fprintf(struct layout *l, const struct btf_type *t, const 
 			struct conf tconf;
 			struct lclass *c;
 
-			if (pt_name(l, tt))
+			/* 1.30 expands a named one under -E, and indents an expanded one like a member's */
+			if (pt_name(l, tt) && !(compat_130(l) && conf->expand_types))
 				return printed + (size_t)sp(s, "struct %s %s", pt_name(l, tt), tn);
 			tconf = *conf;
-			tconf.suffix = tn;
 			c = lclass_get(l, ttid);
-			return c ? printed + class_fprintf(l, c, &tconf, s) : printed;
+			if (!c)
+				return printed;
+			if (compat_130(l)) {
+				if (!tconf.suppress_comments)
+					class_find_holes(l, c);
+				tconf.type_spacing -= 8;
+			}
+			tconf.suffix = tn;
+			return printed + class_fprintf(l, c, &tconf, s);
+		}
+		/* 1.30: union_decl__fprintf, as for a member; 1.24: its name */
+		if (compat_130(l)) {
+			struct conf tconf;
+			struct lclass *u;
+
+			if (pt_name(l, tt) && !conf->expand_types)
+				return printed + (size_t)sp(s, "union %-*s %s", conf->type_spacing - 6,
+							    pt_name(l, tt), tn);
+			u = lclass_get(l, ttid);
+			if (!u)
+				return printed;
+			tconf = *conf;
+			tconf.type_spacing -= 8;
+			tconf.suffix = tn;
+			return printed + union_fprintf(l, u, &tconf, s);
 		}
 		break;
 	case BTF_KIND_ENUM:
@@ -1758,7 +2030,7 @@ int layout_print(struct layout *l, uint32_t id, const char *prefix, const char *
 
 		if (!lc)
 			return -ENOMEM;
-		class_find_holes(lc);
+		class_find_holes(l, lc);
 		if (pt_is_struct(t))
 			class_fprintf(l, lc, &c, &s);
 		else
@@ -1795,7 +2067,7 @@ int layout_print_class(struct layout *l, struct lclass *lc, struct lbuf *out)
 	c.name_spacing = l->o.expand_types ? 55 : 23;
 	c.type_spacing = 26;
 	l->depth = 0;
-	class_find_holes(lc);
+	class_find_holes(l, lc);
 	class_fprintf(l, lc, &c, &s);
 	sput(&s, ";", 1);
 	return out->oom ? -ENOMEM : 0;
@@ -1813,6 +2085,18 @@ int layout_open(const struct btf *btf, const struct layout_opts *o, struct layou
 	l->btf = btf;
 	if (o)
 		l->o = *o;
+	switch (l->o.compat) {
+	case 0:
+		l->compat = LAYOUT_COMPAT_DEFAULT;
+		break;
+	case LAYOUT_COMPAT_1_24: case LAYOUT_COMPAT_1_30: case LAYOUT_COMPAT_1_31:
+		l->compat = l->o.compat;
+		break;
+	default:
+		mem_free(l);
+		return diag_err(d, EINVAL, "layout: no text of pahole %u.%u (1.24, 1.30 or 1.31)",
+				o->compat / 100, o->compat % 100);
+	}
 	l->cacheline_size = l->o.cacheline_size ? l->o.cacheline_size : 64;
 	l->addr_size = 8;
 	l->ntypes = btf_type_count(btf);
@@ -1908,7 +2192,7 @@ int layout_members(struct layout *l, uint32_t id, const struct layout_member **m
 
 	if (!c)
 		return -EINVAL;
-	class_find_holes(c);
+	class_find_holes(l, c);
 	if (!c->pub) {
 		c->pub = mem_array(c->nr ? c->nr : 1, sizeof(*c->pub));
 		if (!c->pub) {
@@ -1949,12 +2233,27 @@ uint32_t layout_type_alignment(struct layout *l, uint32_t id)
 int layout_class_info(struct layout *l, uint32_t id, struct layout_class_info *ci)
 {
 	struct lclass *c = lclass_get(l, id);
+	const struct btf_type *t;
 	uint32_t i;
 
-	if (!c)
-		return -EINVAL;
-	class_find_holes(c);
 	memset(ci, 0, sizeof(*ci));
+	if (!c) {
+		/*
+		 * pahole's formatters take any type found by -C for a class:
+		 * the name, the struct type's size (an enum's in bits, a
+		 * typedef's 0) and member count (enumerators) are the type's;
+		 * the holes pahole reads lie past it (uninitialized memory).
+		 */
+		if (!(t = ptag(l, id)))
+			return -EINVAL;
+		ci->name = pt_name(l, t);
+		if (pt_is_enum(t)) {
+			ci->size = enum_bits(t);
+			ci->nr_members = btf_vlen(t);
+		}
+		return -EINVAL;
+	}
+	class_find_holes(l, c);
 	ci->name = pt_name(l, c->t);
 	ci->size = class_size(c->t);
 	ci->nr_members = c->nr;
@@ -1966,12 +2265,7 @@ int layout_class_info(struct layout *l, uint32_t id, struct layout_class_info *c
 	for (i = 0; i < c->nr; i++)
 		if (c->m[i].hole > 0 && (uint32_t)c->m[i].hole > ci->max_hole)
 			ci->max_hole = (uint32_t)c->m[i].hole;
-	if (c->nr) {
-		const struct btf_type *mt = ptag(l, c->m[c->nr - 1].type);
-
-		if (mt && K(mt) == BTF_KIND_ARRAY && btf_array(mt)->nelems == 0)
-			ci->has_flexible_array = true;
-	}
+	ci->has_flexible_array = class_has_flexible_array(l, c);
 	return 0;
 }
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * layout/: struct layouts over the BTF model, printed the way pahole 1.24
- * prints them from BTF (`pahole -F btf`): member lines with offset and
- * size comments, holes, bit holes, cacheline boundaries, the summary,
- * and the __aligned__/__packed__ attributes pahole infers from BTF.
+ * layout/: struct layouts over the BTF model, printed the way pahole
+ * prints them from BTF (`pahole -F btf`), as 1.24, 1.30 or 1.31 does
+ * (layout_opts.compat): member lines with offset and size comments,
+ * holes, bit holes, cacheline boundaries, the summary, and the
+ * __aligned__/__packed__ attributes pahole infers from BTF.
  *
  * pahole's layout model is reproduced faithfully, including its state:
  * inferring __packed__ for one struct can mark the types of its members
@@ -31,7 +32,14 @@ void lbuf_free(struct lbuf *b);
 int lbuf_printf(struct lbuf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 static inline void lbuf_reset(struct lbuf *b) { b->len = 0; if (b->p) b->p[0] = 0; }
 
+/* The pahole versions whose text layout/ reproduces (layout_opts.compat). */
+#define LAYOUT_COMPAT_1_24 124
+#define LAYOUT_COMPAT_1_30 130
+#define LAYOUT_COMPAT_1_31 131
+#define LAYOUT_COMPAT_DEFAULT LAYOUT_COMPAT_1_31
+
 struct layout_opts {
+	unsigned compat;		/* LAYOUT_COMPAT_*: whose text; 0 = the default (1.31) */
 	unsigned cacheline_size;	/* 0 = 64 */
 	bool expand_types;		/* -E: expand member types inline */
 	bool hex;			/* --hex: offsets and sizes in hex */
@@ -72,9 +80,20 @@ struct layout_class_info {
 	uint32_t max_hole;		/* largest byte hole (0 if none) */
 	uint32_t padding;
 	bool is_union, is_packed;
-	bool has_flexible_array;
+	bool has_flexible_array;	/* pahole's class__has_flexible_array */
 };
+/*
+ * -EINVAL if id is not a struct or union; *ci is still filled as far as
+ * pahole's formatters read a type they take for a class (-s -C TYPEDEF):
+ * name, size (an enum's in bits), members (an enum's enumerators).
+ */
 int layout_class_info(struct layout *l, uint32_t id, struct layout_class_info *ci);
+/*
+ * pahole 1.30+'s class__has_embedded_flexible_array: struct id has a
+ * member struct (typedefs and modifiers stripped), at any depth, whose
+ * last member is a flexible array.  False for unions.
+ */
+bool layout_has_embedded_flexible_array(struct layout *l, uint32_t id);
 /* pahole's class__infer_packed_attributes (stateful, as in pahole). */
 bool layout_infer_packed(struct layout *l, uint32_t id);
 

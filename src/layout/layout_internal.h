@@ -26,6 +26,8 @@ struct lclass {
 	uint32_t nr;
 	bool is_struct;
 	bool holes_searched, packed_inferred, is_packed;
+	bool flex_verified, has_flex;	/* class__has_flexible_array's cache */
+	bool emb_searched, has_emb;	/* class__has_embedded_flexible_array's cache */
 	uint16_t nr_holes, nr_bit_holes, pre_hole, padding;
 	uint8_t pre_bit_hole, bit_padding;
 	uint32_t alignment;
@@ -42,6 +44,7 @@ struct lseen {
 struct layout {
 	const struct btf *btf;
 	struct layout_opts o;
+	unsigned compat;	/* o.compat resolved: LAYOUT_COMPAT_1_24, _1_30 or _1_31 */
 	uint32_t ntypes;
 	uint32_t cacheline_size, addr_size;
 	struct lclass **cls;	/* by id, lazily built */
@@ -51,6 +54,12 @@ struct layout {
 	uint32_t uint_id[9];	/* reorg.c's unsigned types by size: 0 = not looked up, else id + 1 */
 	bool oom;		/* an allocation failed: output is incomplete */
 };
+
+/* Does the text follow pahole 1.30 and later (the same as 1.31 but where noted)? */
+static inline bool compat_130(const struct layout *l)
+{
+	return l->compat >= LAYOUT_COMPAT_1_30;
+}
 
 static inline uint32_t class_size_of(const struct lclass *c)
 {
@@ -64,7 +73,7 @@ uint32_t pt_type(const struct btf_type *t);
 const char *pt_name(const struct layout *l, const struct btf_type *t);
 uint64_t pt_size(const struct layout *l, const struct btf_type *t);
 struct lclass *layout_class(struct layout *l, uint32_t id);
-void class_find_holes(struct lclass *c);
+void class_find_holes(const struct layout *l, struct lclass *c);
 bool class_infer_packed(struct layout *l, struct lclass *c);
 int layout_print_class(struct layout *l, struct lclass *c, struct lbuf *out);
 

@@ -213,7 +213,7 @@ bool layout_packable(struct layout *l, uint32_t id)
 
 	if (!c || !c->is_struct)
 		return false;
-	class_find_holes(c);
+	class_find_holes(l, c);
 	if (c->nr_holes == 0 && c->nr_bit_holes == 0)
 		return false;
 	if (class_infer_packed(l, c))
@@ -248,7 +248,7 @@ int layout_reorganize(struct layout *l, uint32_t id, bool show_steps, struct lbu
 
 	if (!c || !c->is_struct)
 		return -EINVAL;
-	class_find_holes(c);
+	class_find_holes(l, c);
 	old = class_size_of(c);
 	if (class_infer_packed(l, c))
 		ns = old, n = NULL;
@@ -286,7 +286,7 @@ int layout_reorg_plan(struct layout *l, uint32_t id, uint32_t **order, uint64_t 
 
 	if (!c || !c->is_struct)
 		return -EINVAL;
-	class_find_holes(c);
+	class_find_holes(l, c);
 	if (!(n = reorganized(l, c, new_size)))
 		return -ENOMEM;
 	*order = mem_array(c->nr ? c->nr : 1, sizeof(**order));

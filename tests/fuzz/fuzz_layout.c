@@ -63,6 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.expand_types = size & 1;
 	o.hex = size & 2;
 	o.rel_offset = size & 4;
+	o.compat = size & 8 ? LAYOUT_COMPAT_1_24 : size & 16 ? LAYOUT_COMPAT_1_30 : LAYOUT_COMPAT_1_31;
 	diag_clear(&d);
 	err = layout_open(b, &o, &l, &d);
 	fuzz_check_err(err, &d);
@@ -79,6 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)layout_type_size(l, id);
 		(void)layout_natural_alignment(l, id);
 		(void)layout_first_typedef_of(l, id);
+		(void)layout_has_embedded_flexible_array(l, id);
 	}
 	{
 		uint32_t ids[8];

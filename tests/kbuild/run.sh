@@ -125,9 +125,9 @@ BUILD_S=$(echo "$t1 - $t0" | bc)
 for m in $MODULES; do
 	ko=$(find "$OUT/build" -name "$m.ko" | head -1)
 	[ -n "$ko" ] || die "$m.ko not built"
-	readelf -S "$ko" | grep -q ' \.BTF ' || die "$m.ko has no .BTF"
+	readelf -S "$ko" | grep ' \.BTF ' > /dev/null || die "$m.ko has no .BTF"
 done
-readelf -S "$OUT/build/vmlinux" | grep -q ' \.BTF ' || die "vmlinux has no .BTF"
+readelf -S "$OUT/build/vmlinux" | grep ' \.BTF ' > /dev/null || die "vmlinux has no .BTF"
 objcopy -O binary --only-section=.BTF "$OUT/build/vmlinux" "$OUT/vmlinux.btf"
 NKF=$("$ROOT/build/btfc" dump "$OUT/vmlinux.btf" | grep -c "DECL_TAG 'bpf_kfunc'" || true)
 log "vmlinux .BTF: $NKF bpf_kfunc decl tags"

@@ -462,6 +462,10 @@ TEST(pahole_layout_passthrough)
 	CHECK(has_layout_arg(&po, "--sizes") && has_layout_arg(&po, "--structs") &&
 	      has_layout_arg(&po, "--prefix_filter=tcp_"));
 	pahole_opts_free(&po);
+	/* pahole 1.30's filter, which btfc layout has */
+	REQUIRE(parse(&po, NULL, "--sizes", "--with_embedded_flexible_array", "vmlinux", NULL) == 0);
+	CHECK(has_layout_arg(&po, "--with_embedded_flexible_array"));
+	pahole_opts_free(&po);
 
 	/* accepted and ignored; not supported; unknown */
 	REQUIRE(parse(&po, NULL, "--hashbits=12", "--first_obj_only", "-C", "x", "f.o", NULL) == 0);

@@ -328,7 +328,7 @@ bool policy_obj_in_sec(const struct enc_syms *sy, const char *name, size_t shndx
 {
 	struct obj_sym key = { name, shndx };
 
-	return bsearch(&key, sy->objs, sy->nobjs, sizeof(key), cmp_obj) != NULL;
+	return sy->nobjs && bsearch(&key, sy->objs, sy->nobjs, sizeof(key), cmp_obj);
 }
 
 bool policy_var_name_skipped(const char *name)

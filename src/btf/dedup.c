@@ -38,11 +38,6 @@
  * exactly.  Without opts->prepared_base a run builds a private one (a
  * trivial one for base BTF), so there is one code path.
  *
- * Streaming reduction (btf_dedup_stream_*): the same phases in a strict
- * mode that merges a tail type only into an exact copy of a type kept
- * before, for encoders that reduce each unit as it is appended.  See
- * dedup.h for the contract and measurements.
- *
  * Parallelism (opts->nr_threads): the base's record pointers and hashes
  * (prepared base) and the own types' reference checks and map init are
  * computed in parallel over fixed-size chunks (own hashes are computed
@@ -70,18 +65,6 @@
 #define IN_PROGRESS	0xfffffffeu
 #define NIL		0xffffffffu
 #define CHUNK		8192		/* types per parallel work item */
-/*
- * Stream reduction effort: graph comparisons per type, pairs per
- * comparison, pairs per tail type in one call.  Beyond them a type is
- * kept (always safe).  Measured on Debian's vmlinux (4.35 M types in
- * 47 k tails): budget 4 keeps 61% in 1.6 s of reductions, 16 keeps 54%
- * (3-4x the time), 64 keeps 41%, unbounded 36% (~15 s): exact matching
- * fails late on the many FWD/full variants of the big type graphs, so
- * more effort buys little.
- */
-#define STREAM_MAX_TRIES 4
-#define STREAM_MAX_PAIRS 4096
-#define STREAM_BUDGET	4
 
 /* ---- the candidate table ------------------------------------------------ */
 
@@ -467,9 +450,6 @@ struct dedup {
 	struct diag *d;
 	unsigned nthreads;
 	bool head;			/* libbpf HEAD semantics */
-	bool strict;			/* stream reduction: exact copies only */
-	size_t max_pairs;		/* strict: give up a comparison beyond this */
-	int64_t budget;			/* strict: pairs left to compare in this call */
 	uint32_t start_id, nr_all;	/* this run's first own id; type count */
 	uint32_t nr_own;
 	const struct btf_dedup_base *pb;
@@ -481,12 +461,9 @@ struct dedup {
 					/* passes over all ids skip the others' records */
 	uint32_t *map;			/* any id (doc 4.2); base part is this run's copy */
 	uint32_t *hypot;		/* any id (canonical side) */
-	bool hypot_own;			/* ours (not a stream's): dropped after phase 4 */
-	struct u32set *fwd_enums;	/* strict: names of forward enums seen */
 	/* no base: canonical enums by content, names of canonical forward enums */
 	struct dtab enum_idx;
 	struct u32set fwd_enum_names;
-	uint32_t *rhypot;		/* strict: own candidate id - start_id -> canon */
 	struct u32vec hypot_list;
 	struct u32vec hypot_merge;	/* the entries merge_hypot() may act on */
 	bool adjust_canon;
@@ -1711,7 +1688,7 @@ static uint64_t enum_key(const struct btf_type *t)
 
 static bool enum_fast(const struct dedup *d, const struct btf_type *t)
 {
-	return !d->strict && !d->btf->base && !is_enum_fwd(t) &&
+	return !d->btf->base && !is_enum_fwd(t) &&
 	       !u32set_has(&d->fwd_enum_names, t->name_off);
 }
 
@@ -1738,20 +1715,6 @@ static int dedup_prim(struct dedup *d, uint32_t id)
 		break;
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
-		/*
-		 * Stream reduction: forward enums are kept, and so is every
-		 * full enum of a name a forward enum had so far (their
-		 * redirections depend on the whole input's order).
-		 */
-		if (d->strict) {
-			if (is_enum_fwd(t)) {
-				if (u32set_add(d->fwd_enums, t->name_off))
-					return -ENOMEM;
-				break;
-			}
-			if (u32set_has(d->fwd_enums, t->name_off))
-				break;
-		}
 		/*
 		 * Without a base, and with no forward enum of t's name in the
 		 * table, the scan below can only find t's one equal enum
@@ -1783,8 +1746,7 @@ static int dedup_prim(struct dedup *d, uint32_t id)
 					break;
 				}
 				/* the canonical forward enum now points at t */
-				if (!d->strict)
-					set_map(d, cid, id);
+				set_map(d, cid, id);
 			}
 		}
 		break;
@@ -1803,7 +1765,7 @@ static int dedup_prim(struct dedup *d, uint32_t id)
 	set_map(d, id, new_id);
 	if (new_id == id && dtab_add(&d->tab, h, id))
 		return -ENOMEM;
-	if (new_id == id && is_any_enum(t) && !d->strict && !d->btf->base &&
+	if (new_id == id && is_any_enum(t) && !d->btf->base &&
 	    ((d->enum_idx.nslots == 0 && dtab_init(&d->enum_idx, 0, NULL)) ||
 	     dtab_add(&d->enum_idx, enum_key(t), id) ||
 	     (is_enum_fwd(t) && u32set_add(&d->fwd_enum_names, t->name_off))))
@@ -1849,8 +1811,6 @@ static void hypot_clear(struct dedup *d)
 	for (i = 0; i < d->hypot_list.n; i++) {
 		uint32_t c = d->hypot_list.v[i];
 
-		if (d->strict)
-			d->rhypot[hyp(d, c) - d->start_id] = UNPROCESSED;
 		set_hyp(d, c, UNPROCESSED);
 	}
 	d->hypot_list.n = 0;
@@ -2015,42 +1975,10 @@ static int is_equiv(struct dedup *d, uint32_t cand0, uint32_t canon0)
 		 * at canon's kind, and the answer is the same, since an id
 		 * with a hypothetical partner is its own resolve_fwd().
 		 */
-		if (!d->strict && hyp(d, canon) == cand)
+		if (hyp(d, canon) == cand)
 			continue;
 		if (resolve(d, cand) == resolve(d, canon))
 			continue;
-		if (d->strict) {
-			/*
-			 * Stream reduction: only an exact isomorphism between
-			 * the candidate's graph (own types) and the canonical
-			 * one (stream types) counts: no pairing outside them,
-			 * one partner per type on both sides, same kinds (no
-			 * FWD resolution), no forward enums, no tolerance of
-			 * identical duplicates.
-			 */
-			if (cand < d->start_id || canon < d->btf->start_id)
-				return 0;
-			h = hyp(d, canon);
-			if (h <= MAX_ID) {
-				if (h == cand)
-					continue;
-				return 0;
-			}
-			if (d->rhypot[cand - d->start_id] <= MAX_ID ||
-			    d->hypot_list.n >= d->max_pairs)
-				return 0;
-			if (hypot_add(d, canon, cand))
-				return -ENOMEM;
-			d->rhypot[cand - d->start_id] = canon;
-			ct = T(d, cand);
-			nt = T(d, canon);
-			if (hypot_note(d, canon, btf_kind(ct), btf_kind(nt)))
-				return -ENOMEM;
-			if (ct->info != nt->info || ct->name_off != nt->name_off ||
-			    (is_any_enum(ct) && (btf_vlen(ct) == 0 || !equal_enum(ct, nt))))
-				return 0;
-			goto kinds;
-		}
 		canon = resolve_fwd(d, canon);
 		h = hyp(d, canon);
 		if (h <= MAX_ID) {
@@ -2093,8 +2021,6 @@ static int is_equiv(struct dedup *d, uint32_t cand0, uint32_t canon0)
 		}
 		if (ck != nk)
 			return 0;
-kinds:
-		ck = btf_kind(ct);
 		switch (ck) {
 		case BTF_KIND_INT:
 			if (!equal_int_tag(ct, nt))
@@ -2181,7 +2107,7 @@ static void merge_hypot(struct dedup *d)
 			set_map(d, c_id, t_id);
 		if (d->adjust_canon)
 			continue;
-		if (tk == BTF_KIND_FWD && ck != BTF_KIND_FWD && (!d->strict || t_id >= d->start_id))
+		if (tk == BTF_KIND_FWD && ck != BTF_KIND_FWD)
 			set_map(d, t_id, c_id);
 		if ((tk == BTF_KIND_STRUCT || tk == BTF_KIND_UNION) && ck != BTF_KIND_FWD &&
 		    is_mapped(d, c_id) && !is_mapped(d, t_id))
@@ -2236,7 +2162,7 @@ static uint32_t member_sig(const struct dedup *d, const struct btf_type *t)
 static int dedup_struct(struct dedup *d, uint32_t id)
 {
 	uint32_t new_id = id, cid, sig = 0;
-	unsigned k, tries = 0;
+	unsigned k;
 	struct btf_type *t;
 	struct dcand it;
 	uint64_t h;
@@ -2252,15 +2178,12 @@ static int dedup_struct(struct dedup *d, uint32_t id)
 	if (!struct_phase_kind(d, k))
 		return 0;
 	kind_hash(d, t, &h);
-	if (k != BTF_KIND_TYPEDEF && !d->strict)
+	if (k != BTF_KIND_TYPEDEF)
 		sig = member_sig(d, t);
 	for (dcand_init(&it, &d->tab, h); (cid = dcand_next(&it)) != NIL;) {
 		const struct btf_type *c;
 		int eq;
 
-		/* stream reduction: bounded work (keeping a type is always safe) */
-		if (d->strict && (++tries > STREAM_MAX_TRIES || d->budget <= 0))
-			break;
 		if (sig && it.aux && it.aux != sig)
 			continue;	/* a canonical own struct: its signature is kept */
 		c = T(d, cid);
@@ -2272,7 +2195,6 @@ static int dedup_struct(struct dedup *d, uint32_t id)
 		}
 		hypot_clear(d);
 		eq = is_equiv(d, id, cid);
-		d->budget -= (int64_t)d->hypot_list.n;
 		if (eq < 0)
 			return eq;
 		if (!eq)
@@ -2565,8 +2487,8 @@ static int dedup_ref(struct dedup *d, uint32_t root)
  * earlier window counts with its height, else a class could straddle two
  * levels of a window and its later member in finish order come first.
  * The map and the rewritten type words are dedup_ref()'s, for any number
- * of threads and any window.  Ids with a base (or a stream's survivors)
- * can equal table entries of these kinds, so those runs use dedup_ref().
+ * of threads and any window.  Ids with a base can equal table entries
+ * of these kinds, so those runs use dedup_ref().
  */
 
 #define LEVEL_WINDOW	(1u << 18)	/* root ids per window */
@@ -3012,7 +2934,7 @@ static int dedup_phases(struct dedup *d, double *t)
 			err = fail(d, err, "struct");
 	if (!err)
 		lap(d, BTF_DEDUP_PH_STRUCT, t);
-	if (!err && !d->strict && (err = dedup_fwds(d)))
+	if (!err && (err = dedup_fwds(d)))
 		err = fail(d, err, "forward");
 	if (!err)
 		lap(d, BTF_DEDUP_PH_FWD, t);
@@ -3021,10 +2943,8 @@ static int dedup_phases(struct dedup *d, double *t)
 	 * survivors into a fresh one: phase 5 is the peak of a big run
 	 * (vmlinux: its 17 MB were a third of dedup's own memory there).
 	 */
-	if (d->hypot_own) {
-		mem_free(d->hypot);
-		d->hypot = NULL;
-	}
+	mem_free(d->hypot);
+	d->hypot = NULL;
 	if (th_ok)
 		pthread_join(th, NULL);
 	if (!err) {
@@ -3054,7 +2974,6 @@ static void dedup_free(struct dedup *d)
 	mem_free(d->kinds);
 	mem_free(d->map);
 	mem_free(d->hypot);
-	mem_free(d->rhypot);
 	mem_free(d->hypot_list.v);
 	mem_free(d->hypot_merge.v);
 	mem_free(d->stack.v);
@@ -3127,7 +3046,6 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 	/* zeroed is the starting state (see MAPV); touched all over */
 	d.map = mem_array(MAX(d.nr_all, 1), sizeof(*d.map));
 	d.hypot = mem_array(MAX(d.nr_all, 1), sizeof(*d.hypot));
-	d.hypot_own = true;
 	if (!d.map || !d.hypot ||
 	    dtab_init(&d.tab, 0, &pb->tab)) {
 		err = diag_err(diag, ENOMEM, "dedup: out of memory for %u types", d.nr_all);
@@ -3155,253 +3073,5 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 out:
 	dedup_free(&d);
 	btf_dedup_base_free(own_pb);
-	return err;
-}
-
-/* ---- streaming reduction (btf_dedup_stream) ----------------------------- */
-
-struct btf_dedup_stream {
-	struct btf *btf;
-	struct btf_dedup_opts o;
-	uint32_t done;			/* tp[] is valid below this id */
-	struct btf_type **tp;		/* id -> record, base ids included */
-	size_t tp_cap;
-	const uint32_t *tp_words;	/* btf->types when tp[] was filled */
-	uint32_t *hypot;		/* UNPROCESSED below hypot_init between calls */
-	size_t hypot_cap;
-	uint32_t hypot_init;
-	struct dtab tab;		/* survivors of earlier reductions */
-	struct u32set fwd_enums;
-	/* per-call buffers, kept for their capacity */
-	uint32_t *map_all;		/* the runs' map[]: identity below map_init */
-	size_t map_cap;
-	uint32_t map_init;
-	uint32_t *rhypot, *newid, *map;
-	size_t own_cap;
-	struct btf_dedup_stream_stats st;
-};
-
-struct btf_dedup_stream *btf_dedup_stream_new(struct btf *btf, const struct btf_dedup_opts *o,
-					      struct diag *d)
-{
-	struct btf_dedup_stream *s;
-	uint32_t id;
-
-	if (!o || !o->keep_strings) {
-		diag_err(d, EINVAL, "dedup stream: needs keep_strings (names are compared by offset)");
-		return NULL;
-	}
-	s = mem_zalloc(sizeof(*s));
-	if (!s || btf_own(btf) || dtab_init(&s->tab, 0, NULL))
-		goto nomem;
-	s->btf = btf;
-	s->o = *o;
-	s->o.stats = NULL;
-	s->o.prepared_base = NULL;
-	s->done = btf->start_id;
-	if (VEC_RESERVE(s->tp, s->tp_cap, (size_t)btf->start_id + 1024))
-		goto nomem;
-	s->tp[0] = (struct btf_type *)&void_rec;
-	for (id = 1; id < btf->start_id; id++)
-		s->tp[id] = (struct btf_type *)btf_type_by_id(btf, id);
-	return s;
-nomem:
-	diag_err(d, ENOMEM, "dedup stream: out of memory");
-	btf_dedup_stream_free(s);
-	return NULL;
-}
-
-void btf_dedup_stream_free(struct btf_dedup_stream *s)
-{
-	if (!s)
-		return;
-	mem_free(s->tp);
-	mem_free(s->hypot);
-	dtab_free(&s->tab);
-	mem_free(s->fwd_enums.v);
-	mem_free(s->map_all);
-	mem_free(s->rhypot);
-	mem_free(s->newid);
-	mem_free(s->map);
-	mem_free(s);
-}
-
-const struct btf_dedup_stream_stats *btf_dedup_stream_stats(const struct btf_dedup_stream *s)
-{
-	return &s->st;
-}
-
-/* Keep tp[] valid for ids below end (records may have moved). */
-static int stream_tp(struct btf_dedup_stream *s, uint32_t end)
-{
-	struct btf *btf = s->btf;
-	uint32_t id = btf->types != s->tp_words ? btf->start_id : s->done;
-
-	if (end > s->tp_cap && VEC_RESERVE(s->tp, s->tp_cap, end))
-		return -ENOMEM;
-	for (; id < end; id++)
-		s->tp[id] = btf_type_mut(btf, id);
-	s->tp_words = btf->types;
-	s->done = end;
-	return 0;
-}
-
-static int stream_own(struct btf_dedup_stream *s, size_t n)
-{
-	size_t c;
-
-	if (n <= s->own_cap)
-		return 0;
-	c = MAX(n, s->own_cap * 2);
-	mem_free(s->rhypot);
-	mem_free(s->newid);
-	mem_free(s->map);
-	s->rhypot = mem_alloc(c * sizeof(*s->rhypot));
-	s->newid = mem_alloc(c * sizeof(*s->newid));
-	s->map = mem_alloc(c * sizeof(*s->map));
-	s->own_cap = c;
-	if (!s->rhypot || !s->newid || !s->map) {
-		s->own_cap = 0;
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/*
- * Keep the own types that are canonical, in order, at the end of the
- * type buffer; rewrite their type ids; fill s->map (old own id -> new id).
- */
-static int stream_compact(struct btf_dedup_stream *s, struct dedup *d)
-{
-	struct btf *btf = s->btf;
-	uint32_t first = d->start_id, next = first, i, nid;
-	size_t w = btf->index[first - btf->start_id];	/* first own record */
-
-	for (i = 0; i < d->nr_own; i++)
-		s->newid[i] = MAPV(d, first + i) == first + i ? next++ : NIL;
-	for (i = 0; i < d->nr_own; i++) {
-		uint32_t r = resolve(d, first + i);
-
-		nid = r < first ? r : s->newid[r - first];
-		if (nid > MAX_ID)
-			return diag_err(d->d, EINVAL, "dedup stream: type %u has no canonical type",
-					first + i);
-		s->map[i] = nid;
-	}
-	for (i = 0; i < d->nr_own; i++) {
-		struct btf_field_iter it;
-		struct btf_type *t, *src;
-		size_t nw;
-		uint32_t *p;
-
-		if (s->newid[i] == NIL)
-			continue;
-		src = T(d, first + i);	/* index entries >= first + i are intact */
-		nw = btf_type_size(src) / 4;
-		t = (struct btf_type *)(btf->types + w);
-		memmove(t, src, nw * 4);
-		btf->index[s->newid[i] - btf->start_id] = (uint32_t)w;
-		w += nw;
-		btf_field_iter_init(&it, t, BTF_FIELD_IDS);
-		while ((p = btf_field_iter_next(&it)))
-			*p = *p < first ? resolve(d, *p) : s->map[*p - first];
-	}
-	btf->types_len = w;
-	btf->nr_types = next - btf->start_id;
-	if (btf->nr_types)
-		btf->last_type_kind = (int)btf_kind((struct btf_type *)(btf->types +
-						     btf->index[btf->nr_types - 1]));
-	return 0;
-}
-
-int btf_dedup_stream_reduce(struct btf_dedup_stream *s, uint32_t first_id, const uint32_t **map,
-			    struct diag *diag)
-{
-	struct btf *btf = s->btf;
-	struct dedup d = { 0 };
-	uint32_t id, end;
-	double t0 = clock_now();
-	int err;
-
-	*map = NULL;
-	if (first_id < s->done || first_id > btf_type_count(btf) || first_id < btf->start_id)
-		return diag_err(diag, EINVAL, "dedup stream: bad tail start %u (stream at %u, %u types)",
-				first_id, s->done, btf_type_count(btf));
-	d.btf = btf;
-	d.opts = &s->o;
-	d.d = diag;
-	d.nthreads = 1;
-	d.head = s->o.compat == BTF_DEDUP_LIBBPF_HEAD;
-	d.strict = true;
-	d.max_pairs = STREAM_MAX_PAIRS;
-	d.start_id = first_id;
-	d.nr_all = btf_type_count(btf);
-	d.nr_own = d.nr_all - first_id;
-	d.budget = (int64_t)d.nr_own * STREAM_BUDGET;
-	if (!d.nr_own) {
-		*map = s->map;
-		return 0;
-	}
-	if (stream_tp(s, first_id) || stream_own(s, d.nr_own) ||
-	    (d.nr_all > s->hypot_cap && mem_grow((void **)&s->hypot, &s->hypot_cap, 4, d.nr_all)) ||
-	    (d.nr_all > s->map_cap && mem_grow((void **)&s->map_all, &s->map_cap, 4, d.nr_all))) {
-		err = diag_err(diag, ENOMEM, "dedup stream: out of memory");
-		goto out;
-	}
-	/* ids below first_id must be UNPROCESSED (0, see MAPV) and map to themselves (0) */
-	if (s->hypot_init < d.nr_all)
-		memset(s->hypot + s->hypot_init, 0, (d.nr_all - s->hypot_init) * sizeof(*s->hypot));
-	s->hypot_init = d.nr_all;
-	if (s->map_init < first_id)
-		memset(s->map_all + s->map_init, 0, (first_id - s->map_init) * sizeof(*s->map_all));
-	s->map_init = first_id;
-	d.btp = s->tp;
-	d.owords = btf->types;
-	d.oidx = btf->index + (first_id - btf->start_id);
-	d.map = s->map_all;
-	d.rhypot = s->rhypot;
-	d.hypot = s->hypot;
-	d.fwd_enums = &s->fwd_enums;
-	memset(d.rhypot, 0xff, d.nr_own * sizeof(*d.rhypot));
-	if (dtab_init(&d.tab, 0, &s->tab)) {
-		err = diag_err(diag, ENOMEM, "dedup stream: out of memory");
-		goto out;
-	}
-	if ((err = prep(&d)) || (err = dedup_phases(&d, &t0)))
-		goto out;
-	hypot_clear(&d);
-	if ((err = stream_compact(s, &d)))
-		goto out;
-	/* the survivors become candidates for later calls */
-	end = btf_type_count(btf);
-	if ((err = stream_tp(s, end)))
-		goto out;
-	for (id = first_id; id < end; id++) {
-		const struct btf_type *t = s->tp[id];
-		unsigned k = btf_kind(t);
-		uint64_t h;
-
-		if (k == BTF_KIND_VAR || k == BTF_KIND_DATASEC)
-			continue;
-		kind_hash(&d, t, &h);
-		if ((err = dtab_add(&s->tab, h, id)))
-			goto out;
-	}
-	s->hypot_init = end;	/* own entries were reset by hypot_clear() */
-	memset(s->map_all + first_id, 0, (end - first_id) * sizeof(*s->map_all));
-	s->map_init = end;
-	s->st.calls++;
-	s->st.nr_in += d.nr_own;
-	s->st.nr_out += end - first_id;
-	s->st.secs += clock_now() - t0;
-	*map = s->map;
-out:
-	/* buffers belong to the stream */
-	d.map = NULL;
-	d.rhypot = NULL;
-	d.hypot = NULL;
-	dedup_free(&d);
-	if (err && !diag->code)
-		diag_err(diag, -err, "dedup stream: %s", strerror(-err));
 	return err;
 }

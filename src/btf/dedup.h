@@ -73,7 +73,7 @@ struct btf_dedup_opts {
 	const struct btf_dedup_base *prepared_base;
 	/*
 	 * BTF without base: run the reference phase type by type in libbpf's
-	 * order instead of level by level (dedup.c, dedup_refs_levelled).  The
+	 * order instead of level by level (dedup_refs_levelled).  The
 	 * output is the same; only the speed differs.  Levels win on merged,
 	 * already deduplicated BTF, where the serial phase's lookups miss the
 	 * cache (vmlinux.btf x8 at -j2: 0.03 vs 0.07 s; vmlinux + all modules:

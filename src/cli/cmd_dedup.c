@@ -287,6 +287,10 @@ out:
 	return rc;
 }
 
+/*
+ * One piece (155 lines): the option loop, then one straight sequence
+ * (load, append, dedup, write) sharing the options and one cleanup path.
+ */
 int cmd_dedup(int argc, char **argv)
 {
 	const char *base_path = NULL, *outp = NULL;

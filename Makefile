@@ -45,7 +45,7 @@ else
 Q := @
 endif
 
-LIB_SRCS  := $(wildcard src/base/*.c src/elf/*.c src/dwarf/*.c src/btf/*.c \
+LIB_SRCS  := $(wildcard src/base/*.c src/elf/*.c src/dwarf/*.c src/btf/*.c src/btf/dedup/*.c \
                         src/encode/*.c src/layout/*.c)
 CLI_SRCS  := $(filter-out src/cli/main.c,$(wildcard src/cli/*.c))
 TEST_SRCS := $(wildcard tests/unit/*.c)

@@ -114,9 +114,9 @@ def bench_dedup(a):
         print(f"  ratio libbpf/btfc -j1: {lw / w1:5.2f}x   (target >= 2)")
         print(f"  ratio libbpf/btfc -j2: {lw / w2:5.2f}x   (target >= 3)")
         print(f"  peak RSS btfc/libbpf:  {max(r1, r2) / lr:5.2f}    (target <= 1)")
-    # the encoder's call patterns: batch split dedup of every module's
+    # the encoder's call pattern: batch split dedup of every module's
     # pre-dedup BTF on vmlinux (one shared prepared base vs preparing the
-    # base per module), and the streaming reduction of vmlinux
+    # base per module)
     kos = os.path.join(tmp, "kos.txt")
     nd = os.path.join(tmp, "nd")
     bo = os.path.join(tmp, "bo")
@@ -146,16 +146,6 @@ def bench_dedup(a):
         row(name, wall, cpu, rss)
     (w0, c0), (w1, c1) = res.values()
     print(f"  ratio per-module/prepared: wall {w0 / w1:5.2f}x  cpu {c0 / c1:5.2f}x")
-    vnd = os.path.join(tmp, "vmlinux.nd")
-    subprocess.run([a.btfc, "encode", "--no-dedup", os.path.join(a.corpus, "vmlinux"), "-o", vnd],
-                   check=True, stdout=subprocess.DEVNULL)
-    print(f"vmlinux pre-dedup BTF: full dedup vs streaming reduction + dedup (medians of {a.runs})")
-    for name, cmd in [
-        ("btfc dedup -j1", [a.btfc, "dedup", "-j1", "--keep-strings", vnd, "-o", out]),
-        ("btfc dedup -j1 --stream", [a.btfc, "dedup", "-j1", "--stream", vnd, "-o", out]),
-    ]:
-        wall, cpu, rss, _ = timed(cmd, a.runs)
-        row(name, wall, cpu, rss)
     shutil.rmtree(tmp)
 
 

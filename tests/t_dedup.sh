@@ -120,21 +120,6 @@ done
 [ $ok = 1 ] && pass "dedup --batch (prepared base): $(wc -l < "$WORK/mods10.txt") modules, same bytes for -j1/-j8/unprepared and as $nb single runs" \
 	|| fail "dedup --batch: prepared base output differs"
 
-# streaming reduction: reduce-as-you-go then full dedup == full dedup
-same_stream() {
-	local name=$1 in=$2 base=${3:-} ba=()
-	[ -n "$base" ] && ba=(--base "$base")
-	"$BTFC" dedup -j1 --keep-strings --relayout-strings "${ba[@]}" "$in" -o "$WORK/$name.full" &&
-	"$BTFC" dedup -j1 --stream --relayout-strings "${ba[@]}" "$in" -o "$WORK/$name.stream" || {
-		fail "dedup --stream $name: failed"; return; }
-	if cmp -s "$WORK/$name.full" "$WORK/$name.stream"; then pass "dedup --stream $name: same bytes as full dedup"
-	elif "$BTFC" diff "${ba[@]/--base/--base-a}" "${ba[@]/--base/--base-b}" "$WORK/$name.full" "$WORK/$name.stream" > /dev/null 2>&1; then
-		pass "dedup --stream $name: same graph as full dedup"
-	else fail "dedup --stream $name: graph differs from full dedup"; fi
-}
-same_stream vmlinux-x4 "$WORK/x4.in"
-same_stream all-modules "$WORK/allmods.in"
-
 n=0; bad=0
 for m in $(awk 'NR % 60 == 1' "$WORK/mods.txt"); do
 	b=$(basename "$m" .ko.btf); n=$((n+1))

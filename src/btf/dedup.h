@@ -73,7 +73,7 @@ struct btf_dedup_opts {
 	const struct btf_dedup_base *prepared_base;
 	/*
 	 * BTF without base: run the reference phase type by type in libbpf's
-	 * order instead of level by level (dedup.c, dedup_refs_levelled).  The
+	 * order instead of level by level (dedup_refs_levelled).  The
 	 * output is the same; only the speed differs.  Levels win on merged,
 	 * already deduplicated BTF, where the serial phase's lookups miss the
 	 * cache (vmlinux.btf x8 at -j2: 0.03 vs 0.07 s; vmlinux + all modules:
@@ -135,68 +135,5 @@ void btf_dedup_base_free(struct btf_dedup_base *pb);
 size_t btf_dedup_base_save(const struct btf_dedup_base *pb, void *dst, size_t cap);
 struct btf_dedup_base *btf_dedup_base_load(const struct btf *base, const void *img, size_t len,
 					   struct diag *d);
-
-/*
- * Streaming reduction, for an encoder that appends compile units one by
- * one to a growing BTF: after appending a unit's types (ids first_id to
- * the end), btf_dedup_stream_reduce() removes the tail types that are
- * exact copies of types the stream kept before (or of earlier tail types),
- * truncates the BTF to the survivors (renumbered from first_id, in
- * order, references rewritten) and returns the old -> new id map of the
- * tail: (*map)[old - first_id] = new id (a survivor's new id, or the id of
- * the type it was a copy of).  The map stays valid until the next call.
- * Records appended between calls (FUNCs, VARs, DATASEC, ...) are left
- * alone and never taken as canonical; the survivors are, for later calls.
- *
- * "Exact copy" is deliberately narrower than libbpf's equivalence, so a
- * full btf_dedup() of the reduced BTF gives the same type graph as a full
- * dedup of everything appended: a tail type goes only if its whole graph
- * is isomorphic, field for field and kind for kind, to an earlier kept
- * graph (no FWD resolution, no forward enums, no duplicate tolerance,
- * nothing outside the stream's own types but identical ids).  The
- * encoder still runs btf_dedup() at the end.
- *
- * Records below first_id must not change once a call has seen them (the
- * survivors are hashed as candidates).
- *
- * Effort is bounded (a type whose comparisons run out of budget is kept,
- * which is always safe).  Measured on Debian's 6.12 vmlinux (encode
- * --no-dedup: 4.35 M types, reduced in 47 k tails): 61% of the tail types
- * are kept, the final dedup is byte-identical to the unreduced one, but
- * the reductions cost more CPU than the final dedup saves: exact copies
- * are rare for the big type graphs, whose FWD/full variants differ from
- * unit to unit.  Kept as a tested building block, not recommended for
- * the encoder as is.
- *
- * Requires o->keep_strings (names are compared by offset: strings must be
- * unique, as btf_add_str() keeps them).  o->compat as for the final
- * dedup; o->prepared_base (optional) is used for the base's records.
- * Serial, one stream per BTF; output depends only on the input.
- *
- *	struct btf_dedup_opts o = { .keep_strings = true };
- *	struct btf_dedup_stream *s = btf_dedup_stream_new(out, &o, &d);
- *	for each unit:
- *		uint32_t first = btf_type_count(out);
- *		... append the unit's types (ids first..), no FUNC/VAR/DATASEC ...
- *		const uint32_t *m;
- *		err = btf_dedup_stream_reduce(s, first, &m, &d);
- *		unit type id x (now first + i) is m[i]: compose into the
- *		unit's id map, then append its FUNCs and VARs with it
- *	btf_dedup_stream_free(s);
- *	btf_dedup(out, &o, &d);
- */
-struct btf_dedup_stream;
-
-struct btf_dedup_stream_stats {
-	uint64_t calls, nr_in, nr_out;	/* tail types in / kept */
-	double secs;
-};
-
-struct btf_dedup_stream *btf_dedup_stream_new(struct btf *btf, const struct btf_dedup_opts *o,
-					      struct diag *d);
-int btf_dedup_stream_reduce(struct btf_dedup_stream *s, uint32_t first_id, const uint32_t **map,
-			    struct diag *d);
-const struct btf_dedup_stream_stats *btf_dedup_stream_stats(const struct btf_dedup_stream *s);
-void btf_dedup_stream_free(struct btf_dedup_stream *s);
 
 #endif

@@ -14,8 +14,6 @@
  *                batch encoder's call pattern, and --stats reports the
  *                per-input CPU time; --no-prepared-base prepares the base
  *                in every run instead (what a plain btf_dedup does).
- *   --stream     reduce the input unit by unit like the streaming encoder
- *                (btf_dedup_stream), then dedup the reduced BTF in full
  * Inputs and base are raw BTF or ELF files with .BTF; @FILE reads input
  * paths from FILE, one per line.
  */
@@ -45,9 +43,6 @@ static const char usage_text[] =
 	"  --stats          print type counts and times on stderr\n"
 	"  --batch DIR      with --base: dedup each input alone, -j at a time, one shared\n"
 	"                   prepared base; outputs DIR/NAME (--no-prepared-base: prepare per run)\n"
-	"  --stream         reduce unit by unit (units end at FUNC/VAR/DATASEC records) as the\n"
-	"                   streaming encoder does, then dedup the reduced BTF in full\n"
-	"  --stream-only    the same without the final dedup\n"
 	"  --relayout-strings  after dedup, strings in first-reference order (as the encoder)\n"
 	"  --serial-refs    reference types one by one as libbpf, not level by level: faster on\n"
 	"                   BTF in compile-unit order (btfc encode --no-dedup); same output\n";
@@ -292,145 +287,17 @@ out:
 	return rc;
 }
 
-/* ---- --stream: the streaming encoder's call pattern over a merged blob ---- */
-
-static bool unit_end_kind(unsigned k)
-{
-	return k == BTF_KIND_FUNC || k == BTF_KIND_VAR || k == BTF_KIND_DATASEC;
-}
-
-/* Copy record t of src into dst with strings re-added and ids through idmap. */
-static int copy_rec(struct btf *dst, const struct btf *src, uint32_t sid, const uint32_t *idmap,
-		    uint32_t limit, struct diag *d)
-{
-	const struct btf_type *t = btf_type_by_id(src, sid);
-	struct btf_field_iter it;
-	struct btf_type *c;
-	uint32_t *p;
-	int id;
-
-	id = btf_add_raw(dst, t, btf_type_size(t));
-	if (id < 0) {
-		*d = *btf_error(dst);
-		return -d->code;
-	}
-	c = btf_type_mut(dst, (uint32_t)id);
-	if (btf_field_iter_init(&it, c, BTF_FIELD_STRS))
-		return diag_err(d, EINVAL, "stream: type %u has an unknown kind", sid);
-	while ((p = btf_field_iter_next(&it))) {
-		const char *str = *p ? btf_name(src, *p) : "";
-		int64_t off;
-
-		if (!str)
-			return diag_err(d, EINVAL, "stream: type %u: bad string offset %u", sid, *p);
-		if (!*p)
-			continue;
-		off = btf_add_str(dst, str);
-		if (off < 0) {
-			*d = *btf_error(dst);
-			return -d->code;
-		}
-		c = btf_type_mut(dst, (uint32_t)id);
-		*p = (uint32_t)off;
-	}
-	btf_field_iter_init(&it, c, BTF_FIELD_IDS);
-	while ((p = btf_field_iter_next(&it))) {
-		if (*p < btf_start_id(src))
-			continue;
-		if (*p >= limit)
-			return diag_err(d, EINVAL, "stream: type %u refers past its unit (%u)", sid, *p);
-		*p = idmap[*p - btf_start_id(src)];
-	}
-	return 0;
-}
-
 /*
- * Rebuild src into a new BTF as the encoder would with streaming: units
- * are the maximal runs of records other than FUNC/VAR/DATASEC (each is
- * reduced as soon as it is appended); FUNC/VAR/DATASEC records are
- * appended with the composed id map.  (The encoder's merged BTF never
- * refers forward past a unit; for other inputs a unit is extended to
- * cover what it refers to.)
+ * One piece (155 lines): the option loop, then one straight sequence
+ * (load, append, dedup, write) sharing the options and one cleanup path.
  */
-static int stream_rebuild(const struct btf *src, const struct btf_dedup_opts *o, struct btf **out,
-			  bool stats, struct diag *d)
-{
-	uint32_t start = btf_start_id(src), n = btf_type_count(src) - start, i, j, k;
-	struct btf *dst = btf_new(btf_base(src));
-	struct btf_dedup_stream *s = NULL;
-	uint32_t *idmap = mem_array(MAX(n, 1), sizeof(*idmap));
-	const uint32_t *m;
-	int err = -ENOMEM;
-
-	if (!dst || !idmap) {
-		diag_err(d, ENOMEM, "out of memory");
-		goto out;
-	}
-	if (!(s = btf_dedup_stream_new(dst, o, d))) {
-		err = -d->code;
-		goto out;
-	}
-	for (i = 0; i < n;) {
-		uint32_t first = btf_type_count(dst);
-
-		if (unit_end_kind(btf_kind(btf_type_by_id(src, start + i)))) {
-			idmap[i] = first;
-			if ((err = copy_rec(dst, src, start + i, idmap, start + i + 1, d)))
-				goto out;
-			i++;
-			continue;
-		}
-		for (j = i; j < n && !unit_end_kind(btf_kind(btf_type_by_id(src, start + j))); j++)
-			;
-		/* a unit takes in whatever its records refer to (deduped inputs) */
-		for (k = i; k < j; k++) {
-			struct btf_field_iter it;
-			uint32_t *p;
-
-			btf_field_iter_init(&it, (struct btf_type *)btf_type_by_id(src, start + k),
-					    BTF_FIELD_IDS);
-			while ((p = btf_field_iter_next(&it)))
-				if (*p >= start + j && *p < start + n)
-					j = *p - start + 1;
-		}
-		for (k = i; k < j; k++)
-			idmap[k] = first + (k - i);
-		for (k = i; k < j; k++)
-			if ((err = copy_rec(dst, src, start + k, idmap, start + j, d)))
-				goto out;
-		if ((err = btf_dedup_stream_reduce(s, first, &m, d)))
-			goto out;
-		for (k = i; k < j; k++)
-			idmap[k] = m[idmap[k] - first];
-		i = j;
-	}
-	if (stats) {
-		const struct btf_dedup_stream_stats *st = btf_dedup_stream_stats(s);
-
-		fprintf(stderr, "dedup stream: %llu units, %llu -> %llu unit types (%.1f%% kept), "
-			"%u -> %u types in all, %.3f s in reductions\n",
-			(unsigned long long)st->calls, (unsigned long long)st->nr_in,
-			(unsigned long long)st->nr_out,
-			st->nr_in ? 100.0 * (double)st->nr_out / (double)st->nr_in : 0.0, n,
-			btf_type_count(dst) - btf_start_id(dst), st->secs);
-	}
-	*out = dst;
-	dst = NULL;
-	err = 0;
-out:
-	btf_dedup_stream_free(s);
-	btf_free(dst);
-	mem_free(idmap);
-	return err;
-}
-
 int cmd_dedup(int argc, char **argv)
 {
 	const char *base_path = NULL, *outp = NULL;
 	struct btf_dedup_opts opts = { 0 };
 	struct btf_dedup_stats st = { 0 };
 	bool nodedup = false, flatten = false, stats = false, prepared = true;
-	bool stream = false, stream_only = false, relayout = false;
+	bool relayout = false;
 	const char *batch = NULL;
 	struct btf *base = NULL, *btf = NULL, *src = NULL;
 	struct paths in = { 0 };
@@ -477,10 +344,6 @@ int cmd_dedup(int argc, char **argv)
 			batch = argv[++i];
 		} else if (!strcmp(a, "--no-prepared-base")) {
 			prepared = false;
-		} else if (!strcmp(a, "--stream")) {
-			stream = true;
-		} else if (!strcmp(a, "--stream-only")) {
-			stream = stream_only = true;
 		} else if (!strcmp(a, "--relayout-strings")) {
 			relayout = true;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -554,21 +417,6 @@ int cmd_dedup(int argc, char **argv)
 		src = NULL;
 	}
 	nin = btf_type_count(btf) - btf_start_id(btf);
-	if (stream) {
-		struct btf_dedup_opts so = opts;
-
-		so.keep_strings = true;
-		if ((err = stream_rebuild(btf, &so, &src, stats, &d))) {
-			cli_report(&d, err);
-			goto out;
-		}
-		btf_free(btf);
-		btf = src;
-		src = NULL;
-		opts.keep_strings = true;	/* the rebuilt strings are unique */
-		if (stream_only)
-			nodedup = true;
-	}
 	t1 = clock_now();
 	if (!nodedup && (err = btf_dedup(btf, &opts, &d))) {
 		cli_report(&d, err);

@@ -861,7 +861,7 @@ TEST(dedup_prepared_base_threads)
 	btf_free((struct btf *)c.base);
 }
 
-/* ---- streaming reduction (btf_dedup_stream) ------------------------------ */
+/* ---- units appended in turn ----------------------------------------------- */
 
 /* Append one "unit": its own int, struct L {L *next; int v}, a FWD, a ptr. */
 static uint32_t unit_types(struct btf *b, unsigned variant)
@@ -891,79 +891,30 @@ static uint32_t unit_types(struct btf *b, unsigned variant)
 	return first;
 }
 
-TEST(dedup_stream_reduce_then_dedup)
+/*
+ * Units as an encoder appends them, each with a function, in variants
+ * with a struct full or forward and an enum full or forward: all collapse
+ * to one copy.  t_dedup.sh compares the result with libbpf's.
+ */
+TEST(dedup_unit_variants)
 {
 	static const unsigned variants[] = { 0, 0, 1, 0, 2, 1, 3, 0, 1 };
 	struct btf_dedup_opts o = { .nr_threads = 1, .keep_strings = true };
-	struct btf *full = btf_new(NULL), *red = btf_new(NULL);
-	struct btf_dedup_stream *s;
-	struct diag d = { 0 };
-	void *x = NULL, *y = NULL;
-	size_t lx = 0, ly = 0, u;
-	uint32_t total = 0;
-
-	REQUIRE(full && red);
-	s = btf_dedup_stream_new(red, &o, &d);
-	REQUIRE(s);
-	for (u = 0; u < ARRAY_SIZE(variants); u++) {
-		uint32_t first = unit_types(red, variants[u]), n, i, fi, ff;
-		const uint32_t *m;
-		int fn, p;
-
-		unit_types(full, variants[u]);
-		n = btf_type_count(red) - first;
-		total += n;
-		REQUIRE(btf_dedup_stream_reduce(s, first, &m, &d) == 0);
-		for (i = 0; i < n; i++)
-			CHECK(m[i] < btf_type_count(red));
-		/* the unit's function, appended with the composed map */
-		fi = btf_type_count(full);
-		p = btf_add_func_proto(red, m[0]);
-		btf_add_param(red, "l", m[2]);
-		fn = btf_add_func(red, "f", BTF_FUNC_GLOBAL, (uint32_t)p);
-		CHECK(fn > 0);
-		ff = (uint32_t)btf_add_func_proto(full, fi - n);
-		btf_add_param(full, "l", fi - n + 2);
-		btf_add_func(full, "f", BTF_FUNC_GLOBAL, ff);
-		if (u == 1) {	/* unit 1 is an exact copy of unit 0 */
-			CHECK_EQ_U(btf_type_count(red), first + 2);
-		}
-	}
-	CHECK_EQ_U(btf_dedup_stream_stats(s)->nr_in, total);
-	CHECK(btf_dedup_stream_stats(s)->nr_out < total);
-	btf_dedup_stream_free(s);
-	save(full, "stream-full", ".btf");
-	CHECK(dedup_bytes(full, &o, &x, &lx) == 0);
-	CHECK(dedup_bytes(red, &o, &y, &ly) == 0);
-	/* same types; strings of dropped types may remain until relayout */
-	CHECK(btf_strings_relayout(full, &d) == 0 && btf_strings_relayout(red, &d) == 0);
-	mem_free(x);
-	mem_free(y);
-	CHECK(btf_write(full, &x, &lx, &d) == 0 && btf_write(red, &y, &ly, &d) == 0);
-	CHECK(lx == ly && x && y && !memcmp(x, y, lx));
-	mem_free(x);
-	mem_free(y);
-	btf_free(full);
-	btf_free(red);
-}
-
-TEST(dedup_stream_rejects_misuse)
-{
-	struct btf_dedup_opts o = { .nr_threads = 1 };
 	struct btf *b = btf_new(NULL);
-	struct btf_dedup_stream *s;
-	struct diag d = { 0 };
-	const uint32_t *m;
+	size_t u;
 
 	REQUIRE(b);
-	CHECK(btf_dedup_stream_new(b, &o, &d) == NULL);	/* needs keep_strings */
-	o.keep_strings = true;
-	s = btf_dedup_stream_new(b, &o, &d);
-	REQUIRE(s);
-	unit_types(b, 0);
-	CHECK(btf_dedup_stream_reduce(s, btf_type_count(b) + 1, &m, &d) == -EINVAL);
-	CHECK(btf_dedup_stream_reduce(s, 1, &m, &d) == 0);
-	CHECK(btf_dedup_stream_reduce(s, 0, &m, &d) == -EINVAL);	/* before the stream */
-	btf_dedup_stream_free(s);
+	for (u = 0; u < ARRAY_SIZE(variants); u++) {
+		uint32_t first = unit_types(b, variants[u]);
+		int p = btf_add_func_proto(b, first);
+
+		btf_add_param(b, "l", first + 2);
+		CHECK(btf_add_func(b, "f", BTF_FUNC_GLOBAL, (uint32_t)p) > 0);
+	}
+	REQUIRE(run(b, "unit-variants", &o) == 0);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_STRUCT), 2);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_FWD), 0);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_ENUM), 1);
+	CHECK_EQ_U(count_kind(b, BTF_KIND_FUNC), 1);
 	btf_free(b);
 }

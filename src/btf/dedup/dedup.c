@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* BTF dedup: the driver, btf_dedup() (the design is described in internal.h). */
+#include "btf/dedup/internal.h"
+
+#include "base/clock.h"
+#include "base/pool.h"
+
+#include <pthread.h>
+
+const struct btf_type void_rec;
+
+/* ---- phase 0 for the own types: kinds, id checks, map ------------------- */
+
+static int prep_chunk(void *ctx, unsigned worker, size_t item)
+{
+	struct dedup *d = ctx;
+	uint32_t id = d->start_id + (uint32_t)(item * CHUNK), end = MIN(d->nr_all, id + CHUNK);
+
+	for (; id < end; id++) {
+		struct btf_type *t = btf_type_mut(d->btf, id);
+		struct btf_field_iter it;
+		unsigned k;
+		uint32_t *p;
+
+		k = btf_kind(t);
+		d->kinds[id - d->start_id] = (uint8_t)k;
+		/* every own reference must resolve (unless the caller built them) */
+		if (!d->opts->ids_checked) {
+			if (btf_field_iter_init(&it, t, BTF_FIELD_IDS))
+				return diag_err(d->d, EINVAL, "dedup: type %u has unknown kind %u",
+						id, k);
+			while ((p = btf_field_iter_next(&it)))
+				if (*p >= d->nr_all)
+					return diag_err(d->d, EINVAL,
+							"dedup: type %u refers to invalid id %u", id, *p);
+		}
+		set_map(d, id, k == BTF_KIND_VAR || k == BTF_KIND_DATASEC ? id : UNPROCESSED);
+	}
+	return 0;
+}
+
+static int prep(struct dedup *d)
+{
+	if (!(d->kinds = mem_alloc(MAX(d->nr_own, 1))))
+		return -ENOMEM;
+	return pool_for(d->nthreads, (d->nr_own + CHUNK - 1) / CHUNK, prep_chunk, d);
+}
+
+/* ---- driver ------------------------------------------------------------- */
+
+const char *const btf_dedup_phase_names[BTF_DEDUP_NR_PH] = {
+	"prep", "strings", "prims", "structs", "fwds", "refs", "compact",
+};
+
+static void lap(struct dedup *d, int ph, double *t)
+{
+	double n;
+
+	if (!d->opts->stats)
+		return;
+	n = clock_now();
+	d->opts->stats->secs[ph] = n - *t;
+	*t = n;
+}
+
+static int fail(struct dedup *d, int err, const char *phase)
+{
+	if (!d->d || d->d->code)
+		return err;
+	return diag_err(d->d, -err, "dedup: %s phase failed: %s", phase, strerror(-err));
+}
+
+/*
+ * Phase 5's pass calls dedup_ref() for every kind the earlier phases do
+ * not map (VAR and DATASEC map to themselves in prep); dedup_ref() itself
+ * reports a kind it cannot handle.
+ */
+static inline bool ref_pass_kind(unsigned k)
+{
+	return !prim_kind(k) && k != BTF_KIND_STRUCT && k != BTF_KIND_UNION &&
+	       k != BTF_KIND_VAR && k != BTF_KIND_DATASEC;
+}
+
+/* Phases 2-5 over the own ids of a prepared run. */
+static int dedup_phases(struct dedup *d, double *t)
+{
+	struct ref_order ro = { .d = d };
+	bool th_ok = false;
+	uint32_t id;
+	pthread_t th;
+	int err = 0;
+
+	if (d->levelled_refs) {
+		ro.window = d->opts->level_window ? d->opts->level_window : LEVEL_WINDOW;
+		if (!(ro.hgt = mem_array(MAX(d->nr_own, 1), 1)))
+			return fail(d, -ENOMEM, "reference");
+		/* step 1 of the levelled phase 5 beside phases 2-4 */
+		th_ok = d->nthreads > 1 && !pthread_create(&th, NULL, ref_order_thread, &ro);
+	}
+	for (id = d->start_id; id < d->nr_all && !err; id++)
+		if (prim_kind(K(d, id)) && (err = dedup_prim(d, id)))
+			err = fail(d, err, "primitive");
+	if (!err)
+		lap(d, BTF_DEDUP_PH_PRIM, t);
+	for (id = d->start_id; id < d->nr_all && !err; id++)
+		if (struct_phase_kind(d, K(d, id)) && (err = dedup_struct(d, id)))
+			err = fail(d, err, "struct");
+	if (!err)
+		lap(d, BTF_DEDUP_PH_STRUCT, t);
+	if (!err && (err = dedup_fwds(d)))
+		err = fail(d, err, "forward");
+	if (!err)
+		lap(d, BTF_DEDUP_PH_FWD, t);
+	/*
+	 * Nothing reads the hypothetical map until compaction numbers the
+	 * survivors into a fresh one: phase 5 is the peak of a big run
+	 * (vmlinux: its 17 MB were a third of dedup's own memory there).
+	 */
+	mem_free(d->hypot);
+	d->hypot = NULL;
+	if (th_ok)
+		pthread_join(th, NULL);
+	if (!err) {
+		if (d->levelled_refs && !th_ok)
+			ref_order_run(&ro);
+		if (d->levelled_refs && ro.err != -E2BIG) {
+			err = dedup_refs_levelled(d, &ro);
+		} else {	/* (a chain of over 254 reference types: serially) */
+			for (id = d->start_id; id < d->nr_all && !err; id++)
+				if (ref_pass_kind(K(d, id)))
+					err = dedup_ref(d, id);
+		}
+		if (err)
+			err = fail(d, err, "reference");
+		else
+			lap(d, BTF_DEDUP_PH_REF, t);
+	}
+	mem_free(ro.hgt);
+	mem_free(ro.order.v);
+	mem_free(ro.wend.v);
+	mem_free(ro.st.v);
+	return err;
+}
+
+static void dedup_free(struct dedup *d)
+{
+	mem_free(d->kinds);
+	mem_free(d->map);
+	mem_free(d->hypot);
+	mem_free(d->hypot_list.v);
+	mem_free(d->hypot_merge.v);
+	mem_free(d->stack.v);
+	mem_free(d->stack2.v);
+	dtab_free(&d->tab);
+	dtab_free(&d->enum_idx);
+	mem_free(d->fwd_enum_names.v);
+}
+
+int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *diag)
+{
+	static const struct btf_dedup_opts defaults;
+	struct btf_dedup_base *own_pb = NULL;
+	const struct btf_dedup_base *pb;
+	struct dedup d = { 0 };
+	double t = clock_now();
+	int err;
+
+	if (!opts)
+		opts = &defaults;
+	if (btf_writable(btf))
+		return diag_err(diag, ENOMEM, "dedup: out of memory");
+	d.btf = btf;
+	d.opts = opts;
+	d.d = diag;
+	d.nthreads = opts->nr_threads ? opts->nr_threads : 1;
+	d.head = opts->compat == BTF_DEDUP_LIBBPF_HEAD;
+	d.start_id = btf->start_id;
+	d.nr_all = btf_type_count(btf);
+	d.nr_own = d.nr_all - d.start_id;
+	d.levelled_refs = !btf->base && !opts->serial_refs;
+	pb = opts->prepared_base;
+	if (pb) {
+		if (pb->base != btf->base || !btf->base)
+			return diag_err(diag, EINVAL, "dedup: prepared base is not this BTF's base");
+		if (pb->head != d.head)
+			return diag_err(diag, EINVAL, "dedup: prepared base made for another --compat");
+	} else if (!btf->base) {
+		/* this run's own prepared base (trivial for base BTF) */
+		if (!(own_pb = pb_new(NULL, opts, false, &err, diag)))
+			return err;
+		pb = own_pb;
+	}
+	d.pb = pb;	/* NULL: a split run's own base table, made after the strings */
+	if (pb) {
+		d.btp = pb->tp;
+		d.bwords = pb->bwords;
+		d.bidx = pb->bidx;
+	}
+	/*
+	 * Strings first: the hashes computed by prep() use the final string
+	 * offsets (libbpf hashes after its string phase too), and the string
+	 * phase's temporary memory is gone before the big arrays exist.
+	 */
+	if ((err = dedup_strings(&d))) {
+		err = fail(&d, err, "string");
+		goto out;
+	}
+	lap(&d, BTF_DEDUP_PH_STRS, &t);
+	if (!pb) {
+		if (!(own_pb = pb_new_for(btf->base, btf, d.head, &err, diag)))
+			goto out;
+		d.pb = pb = own_pb;
+		d.btp = pb->tp;
+		d.bwords = pb->bwords;
+		d.bidx = pb->bidx;
+	}
+	d.owords = btf->types;
+	d.oidx = btf->index;
+	/* zeroed is the starting state (see MAPV); touched all over */
+	d.map = mem_array(MAX(d.nr_all, 1), sizeof(*d.map));
+	d.hypot = mem_array(MAX(d.nr_all, 1), sizeof(*d.hypot));
+	if (!d.map || !d.hypot ||
+	    dtab_init(&d.tab, 0, &pb->tab)) {
+		err = diag_err(diag, ENOMEM, "dedup: out of memory for %u types", d.nr_all);
+		goto out;
+	}
+	if ((err = prep(&d))) {
+		err = fail(&d, err, "prep");
+		goto out;
+	}
+	lap(&d, BTF_DEDUP_PH_PREP, &t);
+	if ((err = dedup_phases(&d, &t)))
+		goto out;
+	dtab_free(&d.tab);
+	mem_free(d.kinds);	/* read up to phase 5 */
+	d.kinds = NULL;
+	if ((err = compact(&d))) {
+		err = fail(&d, err, "compaction");
+		goto out;
+	}
+	lap(&d, BTF_DEDUP_PH_COMPACT, &t);
+	if (opts->stats) {
+		opts->stats->nr_in = d.nr_own;
+		opts->stats->nr_out = btf_type_count(btf) - d.start_id;
+	}
+out:
+	dedup_free(&d);
+	btf_dedup_base_free(own_pb);
+	return err;
+}

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* BTF dedup, phase 5: reference types, serially and by levels. */
+#include "btf/dedup/internal.h"
+
+#include "base/pool.h"
+
+/* ---- phase 5: reference types ------------------------------------------- */
+
+/* Phase 5 kinds with one type-id field, t->type. */
+static inline bool one_field_ref_kind(const struct dedup *d, unsigned k)
+{
+	return is_ref_kind(k, !d->head) || k == BTF_KIND_DECL_TAG;
+}
+
+/* The kinds phase 5 handles: those ref_fields() below walks. */
+static bool ref_phase_kind(const struct dedup *d, unsigned k)
+{
+	return one_field_ref_kind(d, k) || k == BTF_KIND_ARRAY || k == BTF_KIND_FUNC_PROTO;
+}
+
+/*
+ * Pointers to the type-id fields phase 5 rewrites, in libbpf's order;
+ * -EINVAL for a kind that is not ref_phase_kind().
+ */
+static int ref_fields(const struct dedup *d, struct btf_type *t, uint32_t **f, uint32_t idx)
+{
+	unsigned k = btf_kind(t);
+
+	if (one_field_ref_kind(d, k)) {
+		if (idx >= 1)
+			return 0;
+		*f = &t->type;
+		return 1;
+	}
+	if (k == BTF_KIND_ARRAY) {
+		if (idx >= 2)
+			return 0;
+		*f = idx == 0 ? &btf_array(t)->type : &btf_array(t)->index_type;
+		return 1;
+	}
+	if (k == BTF_KIND_FUNC_PROTO) {
+		if (idx > btf_vlen(t))
+			return 0;
+		*f = idx == 0 ? &t->type : &btf_params(t)[idx - 1].type;
+		return 1;
+	}
+	return -EINVAL;
+}
+
+/* Table hash of a phase 5 type whose targets are final. */
+static inline uint64_t ref_hash(const struct btf_type *t)
+{
+	switch (btf_kind(t)) {
+	case BTF_KIND_DECL_TAG:
+		return hash_int_tag(t);
+	case BTF_KIND_ARRAY:
+		return hash_array(t);
+	case BTF_KIND_FUNC_PROTO:
+		return hash_fnproto(t);
+	default:
+		return hash_common(t);
+	}
+}
+
+/* Phase 5 equality of t (targets final) and a candidate of any kind. */
+static inline bool ref_equal(const struct btf_type *t, const struct btf_type *c)
+{
+	switch (btf_kind(t)) {
+	case BTF_KIND_DECL_TAG:
+		return equal_int_tag(t, c);
+	case BTF_KIND_ARRAY:
+		return equal_array(t, c);
+	case BTF_KIND_FUNC_PROTO:
+		return equal_fnproto(t, c);
+	default:
+		return equal_common(t, c);
+	}
+}
+
+/* Hash, lookup and record one ref type whose targets are final. */
+static int ref_finish(struct dedup *d, uint32_t id)
+{
+	const struct btf_type *t = T(d, id);
+	uint64_t h = ref_hash(t);
+	uint32_t new_id = id, cid;
+	struct dcand it;
+
+	for (dcand_init(&it, &d->tab, h); (cid = dcand_next(&it)) != NIL;)
+		if (ref_equal(t, T(d, cid))) {
+			new_id = cid;
+			break;
+		}
+	set_map(d, id, new_id);
+	if (new_id == id && dtab_add(&d->tab, h, id))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * libbpf btf_dedup_ref_type() for one root id, with an explicit stack of
+ * (id, next field index) frames.  A field whose target is mapped is
+ * rewritten at once; an unmapped target is entered; a target in progress
+ * is a reference cycle (ELOOP).
+ */
+int dedup_ref(struct dedup *d, uint32_t root)
+{
+	struct u32vec *st = &d->stack;
+	struct btf_type *rt;
+	unsigned rk;
+
+	if (MAPV(d, root) == IN_PROGRESS)
+		return -ELOOP;
+	if (is_mapped(d, root))
+		return 0;
+	/*
+	 * The common root: one field, whose target is final (a pointer to a
+	 * struct phase 3 mapped, a typedef of an int): what the walk below
+	 * does for it, without the stack.
+	 */
+	rt = T(d, root);
+	rk = btf_kind(rt);
+	if (one_field_ref_kind(d, rk) && rt->type < d->nr_all && is_mapped(d, rt->type)) {
+		rt->type = resolve(d, rt->type);
+		return ref_finish(d, root);
+	}
+	st->n = 0;
+	set_map(d, root, IN_PROGRESS);
+	if (u32vec_push(st, root) || u32vec_push(st, 0))
+		return -ENOMEM;
+	while (st->n) {
+		uint32_t id = st->v[st->n - 2], idx = st->v[st->n - 1], tgt;
+		struct btf_type *t = T(d, id);
+		uint32_t *f;
+		int r;
+
+		r = ref_fields(d, t, &f, idx);
+		if (r < 0)
+			return diag_err(d->d, EINVAL, "dedup: type %u: unexpected %s in reference phase",
+					id, btf_kind_str(btf_kind(t)));
+		if (r == 0) {
+			int err = ref_finish(d, id);
+
+			if (err)
+				return err;
+			st->n -= 2;
+			if (st->n) {	/* rewrite the parent's field */
+				uint32_t pid = st->v[st->n - 2], pidx = st->v[st->n - 1];
+
+				ref_fields(d, T(d, pid), &f, pidx);
+				*f = OMAP(d, id);
+				st->v[st->n - 1] = pidx + 1;
+			}
+			continue;
+		}
+		tgt = *f;
+		if (tgt >= d->nr_all)
+			return diag_err(d->d, EINVAL, "dedup: type %u refers to invalid id %u", id, tgt);
+		if (MAPV(d, tgt) == IN_PROGRESS)
+			return diag_err(d->d, ELOOP, "dedup: reference cycle through type %u (%s)", tgt,
+					btf_kind_str(btf_kind(T(d, tgt))));
+		if (is_mapped(d, tgt)) {
+			*f = resolve(d, tgt);
+			st->v[st->n - 1] = idx + 1;
+			continue;
+		}
+		set_map(d, tgt, IN_PROGRESS);
+		if (u32vec_push(st, tgt) || u32vec_push(st, 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Phase 5 by levels, for a BTF without base (d->levelled_refs).
+ *
+ * dedup_ref() makes the first member, in DFS finish order, of each class
+ * of equal reference types (equal once their targets are resolved) its
+ * canonical type: nothing else in a standalone table can equal one, as
+ * phases 2-3 only add other kinds.  Members of one class have the same
+ * height (0 for a type mapped before phase 5, else 1 + the greatest
+ * height of its targets): equal types have equal resolved targets, which
+ * are either the same type mapped before phase 5 or, by induction, equal
+ * types of this phase.  So the classes can be found level by level, for
+ * one window of root ids after the other (the working set stays small):
+ *   1. dedup_ref()'s DFS without hashing records the finish order, the
+ *      heights and where each window's roots end.  Which types phase 5
+ *      meets follows from kinds alone (phases 2-4 map every other kind
+ *      and none of these), so this runs on a thread of its own beside
+ *      phases 2-4 (ref_order_run), reading nothing they write;
+ *   2. per window and level, in parallel: resolve each type's targets
+ *      (all on lower levels, in earlier windows or mapped before phase 5)
+ *      and hash it;
+ *   3. per level, each worker takes the types of its share of hashes in
+ *      finish order: the first of a class (in this or an earlier window)
+ *      stays, the others map to it.
+ * Heights are the whole graph's, not a window's: a target done in an
+ * earlier window counts with its height, else a class could straddle two
+ * levels of a window and its later member in finish order come first.
+ * The map and the rewritten type words are dedup_ref()'s, for any number
+ * of threads and any window.  Ids with a base can equal table entries
+ * of these kinds, so those runs use dedup_ref().
+ */
+
+/* The DFS of dedup_ref() over all roots, window by window; r->err. */
+void ref_order_run(struct ref_order *r)
+{
+	struct dedup *d = r->d;
+	struct u32vec *st = &r->st;
+	uint32_t s = d->start_id, w, end, root;
+
+	for (w = s; w < d->nr_all; w = end) {
+		end = w + MIN(d->nr_all - w, r->window);
+		for (root = w; root < end; root++) {
+			if (r->hgt[root - s] || !ref_phase_kind(d, btf_kind(T(d, root))))
+				continue;
+			r->hgt[root - s] = RO_BUSY;
+			st->n = 0;
+			if (u32vec_push(st, root) || u32vec_push(st, 0) || u32vec_push(st, 0))
+				goto nomem;
+			while (st->n) {
+				uint32_t id = st->v[st->n - 3], idx = st->v[st->n - 2], tgt, h;
+				uint32_t *f;
+
+				if (ref_fields(d, T(d, id), &f, idx) <= 0) {	/* done */
+					h = st->v[st->n - 1] + 1;
+					if (h >= RO_BUSY) {
+						r->err = -E2BIG;
+						return;
+					}
+					r->hgt[id - s] = (uint8_t)h;
+					if (u32vec_push(&r->order, id))
+						goto nomem;
+					st->n -= 3;
+					if (st->n)	/* the parent's field index is past us */
+						st->v[st->n - 1] = MAX(st->v[st->n - 1], h);
+					continue;
+				}
+				tgt = *f;
+				st->v[st->n - 2] = idx + 1;
+				if (tgt < s || !ref_phase_kind(d, btf_kind(T(d, tgt))))
+					continue;	/* mapped before phase 5: height 0 */
+				h = r->hgt[tgt - s];
+				if (h == RO_BUSY) {
+					r->err = -ELOOP;
+					r->loop_id = tgt;
+					return;
+				}
+				if (h) {
+					st->v[st->n - 1] = MAX(st->v[st->n - 1], h);
+					continue;
+				}
+				r->hgt[tgt - s] = RO_BUSY;
+				if (u32vec_push(st, tgt) || u32vec_push(st, 0) || u32vec_push(st, 0))
+					goto nomem;
+			}
+		}
+		if (u32vec_push(&r->wend, (uint32_t)r->order.n))
+			goto nomem;
+	}
+	return;
+nomem:
+	r->err = -ENOMEM;
+}
+
+void *ref_order_thread(void *p)
+{
+	ref_order_run(p);
+	return NULL;
+}
+
+/* One worker's share of a level's classes: (hash << 32 | id), 0 = empty. */
+struct rtab {
+	uint64_t *slots;
+	size_t mask, n;
+};
+
+struct rlevels {
+	struct dedup *d;
+	const uint32_t *lv;		/* the window's types by level, finish order within */
+	uint32_t *hv;			/* per lv[] slot: mixed hash */
+	size_t lo, hi;			/* the current level: lv[lo, hi) */
+	unsigned np;			/* hash shares */
+	struct rtab *tabs;		/* one per share */
+};
+
+static int rlevel_hash(void *ctx, unsigned worker, size_t item)
+{
+	struct rlevels *c = ctx;
+	struct dedup *d = c->d;
+	size_t i = c->lo + item * CHUNK, end = MIN(c->hi, i + CHUNK);
+
+	(void)worker;
+	for (; i < end; i++) {
+		struct btf_type *t = T(d, c->lv[i]);
+		uint32_t *f, idx;
+
+		if (i + 8 < end)
+			__builtin_prefetch(T(d, c->lv[i + 8]));
+		for (idx = 0; ref_fields(d, t, &f, idx) > 0; idx++)
+			*f = resolve(d, *f);
+		c->hv[i] = (uint32_t)hash_mix(ref_hash(t));
+	}
+	return 0;
+}
+
+static int rtab_grow(struct rtab *r)
+{
+	size_t nslots = r->slots ? (r->mask + 1) * 2 : 1024, i;
+	uint64_t *s = mem_array(nslots, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; r->slots && i <= r->mask; i++) {
+		size_t j;
+
+		if (!r->slots[i])
+			continue;
+		for (j = (uint32_t)(r->slots[i] >> 32) & (nslots - 1); s[j]; j = (j + 1) & (nslots - 1))
+			;
+		s[j] = r->slots[i];
+	}
+	mem_free(r->slots);
+	r->slots = s;
+	r->mask = nslots - 1;
+	return 0;
+}
+
+static int rlevel_group(void *ctx, unsigned worker, size_t share)
+{
+	struct rlevels *c = ctx;
+	struct dedup *d = c->d;
+	struct rtab *r = &c->tabs[share];
+	size_t i;
+
+	(void)worker;
+	for (i = c->lo; i < c->hi; i++) {
+		uint32_t hv = c->hv[i], id = c->lv[i], cid = id;
+		const struct btf_type *t;
+		size_t j;
+
+		if (i + 8 < c->hi && (uint64_t)c->hv[i + 8] * c->np >> 32 == share) {
+			__builtin_prefetch(&r->slots[c->hv[i + 8] & r->mask]);
+			__builtin_prefetch(T(d, c->lv[i + 8]));
+		}
+		if ((uint64_t)hv * c->np >> 32 != share)
+			continue;
+		t = T(d, id);
+		for (j = hv & r->mask; r->slots[j]; j = (j + 1) & r->mask)
+			if ((uint32_t)(r->slots[j] >> 32) == hv &&
+			    ref_equal(t, T(d, (uint32_t)r->slots[j]))) {
+				cid = (uint32_t)r->slots[j];
+				break;
+			}
+		set_map(d, id, cid);
+		if (cid != id)
+			continue;
+		r->slots[j] = (uint64_t)hv << 32 | id;
+		if (++r->n * 2 > r->mask + 1 && rtab_grow(r))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Steps 2-3 on step 1's result r. */
+int dedup_refs_levelled(struct dedup *d, struct ref_order *r)
+{
+	struct rlevels c = { .d = d, .np = d->nthreads };
+	struct u32vec lv = { 0 }, hv = { 0 };
+	size_t start[RO_BUSY + 1], i, lo, hi, k, most = 0;
+	int err = 0;
+
+	if (r->err == -ELOOP)
+		return diag_err(d->d, ELOOP, "dedup: reference cycle through type %u (%s)", r->loop_id,
+				btf_kind_str(btf_kind(T(d, r->loop_id))));
+	if (r->err)
+		return r->err;
+	for (k = 0, lo = 0; k < r->wend.n; lo = r->wend.v[k++])	/* the largest window */
+		most = MAX(most, r->wend.v[k] - lo);
+	c.tabs = mem_array(c.np, sizeof(*c.tabs));
+	if (!c.tabs || VEC_RESERVE(lv.v, lv.cap, most) || VEC_RESERVE(hv.v, hv.cap, most)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < c.np; i++)
+		if ((err = rtab_grow(&c.tabs[i])))
+			goto out;
+	c.lv = lv.v;
+	c.hv = hv.v;
+	for (k = 0, lo = 0; k < r->wend.n && !err; k++, lo = hi) {
+		const uint32_t *o = r->order.v;
+		unsigned maxh = 0, h;
+
+		hi = r->wend.v[k];
+		/* counting sort by height, stable: finish order within a level */
+		memset(start, 0, sizeof(start));
+		for (i = lo; i < hi; i++) {
+			h = r->hgt[o[i] - d->start_id];
+			start[h]++;
+			maxh = MAX(maxh, h);
+		}
+		for (h = 1, start[0] = lo; h <= maxh; h++)	/* start[h]: where level h begins */
+			start[h] += start[h - 1];
+		for (h = maxh; h >= 1; h--)
+			start[h] = start[h - 1];
+		for (i = lo; i < hi; i++)
+			lv.v[start[r->hgt[o[i] - d->start_id]]++ - lo] = o[i];
+		/* start[h] - lo is now the end of level h in lv[] */
+		for (h = 1; h <= maxh && !err; h++) {
+			unsigned nt;
+
+			c.lo = (h == 1 ? lo : start[h - 1]) - lo;
+			c.hi = start[h] - lo;
+			nt = c.hi - c.lo < LEVEL_SERIAL ? 1 : d->nthreads;
+			err = pool_for(nt, (c.hi - c.lo + CHUNK - 1) / CHUNK, rlevel_hash, &c);
+			if (!err)
+				err = pool_for(nt, c.np, rlevel_group, &c);
+		}
+	}
+out:
+	for (i = 0; c.tabs && i < c.np; i++)
+		mem_free(c.tabs[i].slots);
+	mem_free(c.tabs);
+	mem_free(lv.v);
+	mem_free(hv.v);
+	return err;
+}

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* BTF dedup, phase 1: strings. */
+#include "btf/dedup/internal.h"
+
+#include "base/pool.h"
+
+/* ---- phase 1: strings --------------------------------------------------- */
+
+/*
+ * Lookup of base strings: the base's own index when it has one, else a
+ * private index (a parse without string index), built by the prepared
+ * base.
+ */
+
+static int64_t base_find(const struct base_strs *b, size_t nb, const char *s)
+{
+	size_t len = strlen(s), i;
+
+	for (i = 0; i < nb; i++) {
+		const struct strset *ss = b[i].own ? &b[i].priv : &b[i].btf->strs;
+		int64_t off = strset_find(ss, s, len);
+
+		if (off >= 0)
+			return b[i].btf->start_str_off + off;
+	}
+	return -ENOENT;
+}
+
+/*
+ * Where the string offsets of a record are: word 0, then word `first` of
+ * each of `count` elements of `stride` words (doc 1.7 order).
+ */
+static inline int str_layout(const struct btf_type *t, unsigned *stride, unsigned *count)
+{
+	switch (btf_kind(t)) {
+	case BTF_KIND_ENUM: case BTF_KIND_FUNC_PROTO:
+		*stride = 2;
+		*count = btf_vlen(t);
+		return 0;
+	case BTF_KIND_ENUM64: case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		*stride = 3;
+		*count = btf_vlen(t);
+		return 0;
+	case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR:
+	case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG:
+		*stride = 0;
+		*count = 0;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * The string phase in parallel.  libbpf visits every string reference in
+ * type order and adds the string to a new set: the new section holds each
+ * referenced content once, in the order of its first reference.  Here:
+ *   1. (parallel) count the own-string references of each chunk of types;
+ *   2. (parallel) first[off] = lowest reference number seen for that old
+ *      offset (atomic min);
+ *   3. the referenced old offsets, sorted by first reference, are added to
+ *      the new set one by one (base lookup first), so contents shared by
+ *      several old offsets land where their first reference puts them;
+ *   4. (parallel) every reference is rewritten from first[], which now
+ *      holds new offset + 1.
+ * The serial step does one string-set insertion per distinct old offset
+ * instead of one per reference.
+ */
+struct strs {
+	struct dedup *d;
+	uint32_t nchunks;
+	uint64_t *chunk_refs;		/* refs per chunk, then first ref number */
+	uint32_t *first;		/* per own string byte (see above) */
+};
+
+/* An own record, writable (btf_dedup() made the types so at its start). */
+static inline struct btf_type *own_rec(struct btf *btf, uint32_t id)
+{
+	return (struct btf_type *)(btf->types + btf->index[id - btf->start_id]);
+}
+
+#define FOR_EACH_OWN_STR(d, id, end, p, body)						\
+	for (; id < end; id++) {							\
+		struct btf_type *t_ = own_rec((d)->btf, id);				\
+		unsigned stride_, count_, i_;						\
+		uint32_t *w_ = (uint32_t *)t_;						\
+											\
+		if (str_layout(t_, &stride_, &count_))					\
+			return diag_err((d)->d, EINVAL, "dedup: type %u has unknown kind %u",	\
+					id, btf_kind(t_));					\
+		for (i_ = 0; i_ <= count_; i_++) {					\
+			uint32_t *p = i_ ? w_ + 3 + (i_ - 1) * stride_ : w_;		\
+											\
+			if (*p == 0 || *p < start)					\
+				continue;						\
+			if (*p - start >= len)						\
+				return diag_err((d)->d, EINVAL,				\
+						"dedup: type %u: invalid string offset %u", id, *p); \
+			body								\
+		}									\
+	}
+
+static int strs_count(void *ctx, unsigned worker, size_t item)
+{
+	struct strs *c = ctx;
+	struct dedup *d = c->d;
+	uint32_t start = d->btf->start_str_off, len = (uint32_t)d->btf->strs.len;
+	uint32_t id = d->start_id + (uint32_t)(item * CHUNK), end = MIN(d->nr_all, id + CHUNK);
+	uint64_t n = 0;
+
+	FOR_EACH_OWN_STR(d, id, end, p, { n++; })
+	c->chunk_refs[item] = n;
+	return 0;
+}
+
+static int strs_first(void *ctx, unsigned worker, size_t item)
+{
+	struct strs *c = ctx;
+	struct dedup *d = c->d;
+	uint32_t start = d->btf->start_str_off, len = (uint32_t)d->btf->strs.len;
+	uint32_t id = d->start_id + (uint32_t)(item * CHUNK), end = MIN(d->nr_all, id + CHUNK);
+	uint32_t seq = (uint32_t)c->chunk_refs[item] + 1;
+
+	FOR_EACH_OWN_STR(d, id, end, p, {
+		uint32_t *slot = &c->first[*p - start];
+		uint32_t cur = __atomic_load_n(slot, __ATOMIC_RELAXED);
+
+		while ((cur == 0 || seq < cur) &&
+		       !__atomic_compare_exchange_n(slot, &cur, seq, true, __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED))
+			;
+		seq++;
+	})
+	return 0;
+}
+
+/*
+ * strs_first() for every chunk, in order, on one thread: the first store
+ * to a string's slot is its first reference, no compare-and-swap needed,
+ * and no count pass to number the chunks' references first.
+ * With two threads the shared slots cost more in cache-line traffic than
+ * the split gains (vmlinux x8: 0.021 s alone, 0.029-0.035 s on two).
+ */
+static int strs_first_serial(struct strs *c)
+{
+	struct dedup *d = c->d;
+	uint32_t start = d->btf->start_str_off, len = (uint32_t)d->btf->strs.len;
+	uint32_t id = d->start_id, end = d->nr_all, seq = 1;
+
+	FOR_EACH_OWN_STR(d, id, end, p, {
+		uint32_t *slot = &c->first[*p - start];
+
+		if (seq == 0xffffffffu)
+			return diag_err(d->d, E2BIG, "dedup: more than %u string references", seq - 1);
+		if (!*slot)
+			*slot = seq;
+		seq++;
+	})
+	return 0;
+}
+
+static int strs_rewrite(void *ctx, unsigned worker, size_t item)
+{
+	struct strs *c = ctx;
+	struct dedup *d = c->d;
+	uint32_t start = d->btf->start_str_off, len = (uint32_t)d->btf->strs.len;
+	uint32_t id = d->start_id + (uint32_t)(item * CHUNK), end = MIN(d->nr_all, id + CHUNK);
+
+	FOR_EACH_OWN_STR(d, id, end, p, { *p = c->first[*p - start] - 1; })
+	return 0;
+}
+
+/* LSD radix sort of n keys on bits [0, bits); tmp has n slots. */
+static void radix_sort64(uint64_t *v, uint64_t *tmp, size_t n, unsigned lo, unsigned bits)
+{
+	size_t cnt[2048];
+	unsigned shift;
+	size_t i;
+
+	for (shift = lo; shift < lo + bits; shift += 11) {
+		size_t sum = 0;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[(v[i] >> shift) & 2047]++;
+		for (i = 0; i < 2048; i++) {
+			size_t c = cnt[i];
+
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			tmp[cnt[(v[i] >> shift) & 2047]++] = v[i];
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+}
+
+int dedup_strings(struct dedup *d)
+{
+	struct btf *btf = d->btf;
+	uint32_t start = btf->start_str_off, len = (uint32_t)btf->strs.len, off;
+	struct strs c = { .d = d };
+	struct base_strs lbs[8];
+	const struct base_strs *bs = lbs;
+	uint64_t *keys = NULL, *tmp = NULL, total = 0;
+	size_t nb = 0, nkeys = 0, i;
+	struct strset ns = { 0 };
+	bool ns_ok = false;
+	const struct btf *b;
+	int err = 0;
+
+	if (d->opts->keep_strings || d->nr_all == d->start_id)
+		return 0;
+	memset(lbs, 0, sizeof(lbs));
+	c.nchunks = (d->nr_all - d->start_id + CHUNK - 1) / CHUNK;
+	c.chunk_refs = mem_array(c.nchunks, sizeof(*c.chunk_refs));
+	c.first = mem_array((size_t)len + 1, sizeof(*c.first));
+	if (!c.chunk_refs || !c.first) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (d->nthreads <= 2) {
+		if ((err = strs_first_serial(&c)))
+			goto out;
+	} else {
+		if ((err = pool_for(d->nthreads, c.nchunks, strs_count, &c)))
+			goto out;
+		for (i = 0; i < c.nchunks; i++) {
+			uint64_t n = c.chunk_refs[i];
+
+			c.chunk_refs[i] = total;
+			total += n;
+		}
+		if (total >= 0xffffffffull) {
+			err = diag_err(d->d, E2BIG, "dedup: %llu string references",
+				       (unsigned long long)total);
+			goto out;
+		}
+		if ((err = pool_for(d->nthreads, c.nchunks, strs_first, &c)))
+			goto out;
+	}
+	for (off = 0; off < len; off++)
+		nkeys += c.first[off] != 0;
+	keys = mem_alloc(MAX(nkeys, 1) * sizeof(*keys));
+	tmp = mem_alloc(MAX(nkeys, 1) * sizeof(*tmp));
+	if (!keys || !tmp) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (off = 0, i = 0; off < len; off++)
+		if (c.first[off])
+			keys[i++] = (uint64_t)c.first[off] << 32 | off;
+	radix_sort64(keys, tmp, nkeys, 32, 33);
+
+	if (d->pb && d->pb->strs_ready) {	/* the prepared base's lookups */
+		bs = d->pb->bs;
+		nb = d->pb->nb;
+	} else {
+		for (b = btf->base; b; b = b->base) {
+			if (nb == ARRAY_SIZE(lbs)) {
+				err = diag_err(d->d, EINVAL, "dedup: more than %zu base levels",
+					       ARRAY_SIZE(lbs));
+				goto out;
+			}
+			lbs[nb].btf = b;
+			if (!b->strs.nslots) {
+				lbs[nb].own = true;
+				strset_borrow(&lbs[nb].priv, b->strs.data, b->strs.len);
+				if (strset_index(&lbs[nb].priv)) {
+					nb++;
+					err = -ENOMEM;
+					goto out;
+				}
+			}
+			nb++;
+		}
+	}
+	if (strset_init(&ns, btf->base == NULL)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	ns_ok = true;
+	for (i = 0; i < nkeys; i++) {
+		uint32_t o = (uint32_t)keys[i];
+		const char *s = btf->strs.data + o;
+		int64_t n = -ENOENT;
+
+		if (nb)
+			n = base_find(bs, nb, s);
+		if (n < 0) {
+			n = strset_add(&ns, s, strnlen(s, len - o));
+			if (n < 0) {
+				err = diag_err(d->d, (int)-n, "dedup: cannot add string: %s", strerror((int)-n));
+				goto out;
+			}
+			n += start;
+		}
+		c.first[o] = (uint32_t)n + 1;
+	}
+	if ((err = pool_for(d->nthreads, c.nchunks, strs_rewrite, &c)))
+		goto out;
+	strset_free(&btf->strs);
+	btf->strs = ns;
+	ns_ok = false;
+out:
+	if (ns_ok)
+		strset_free(&ns);
+	mem_free(keys);
+	mem_free(tmp);
+	mem_free(c.chunk_refs);
+	mem_free(c.first);
+	for (i = 0; bs == lbs && i < nb; i++)
+		if (lbs[i].own)
+			strset_free(&lbs[i].priv);
+	return err;
+}

@@ -52,19 +52,22 @@ static inline int should_fail(void)
  * 1,138 modules as huge-page blocks despite 40% fewer faults), and
  * rounding vmlinux's mid-size vectors up would add 20 MB to its RSS.
  *
- * After mem_keep_freed(bytes), freed big blocks of up to POOL_BLOCK bytes
- * are kept (up to that many bytes in all) and handed out again, best fit,
- * instead of being unmapped: a batch run frees and asks again for the
- * same few blocks once per module (dedup's maps over the base's ids), and
- * a kept block costs neither an munmap (a TLB shootdown on every CPU that
- * ran the process) nor the faults of fresh pages; zeroed allocations
- * clear what they ask for.  A request bigger than every kept block takes
- * the largest and grows it (only the rest is fresh).  mem_release_kept()
- * and mem_trim() unmap the kept blocks.  Off by default: a one-shot run (a
- * dedup) would only hold kept blocks in its RSS while it maps others (+9
- * MB peak on a dedup of vmlinux x8); a kernel image's encode keeps the
- * blocks its DWARF reader frees after the conversion, which its index and
- * dedup's maps ask for next (encode.c).
+ * A thread that uses a mem_cache (mem_cache_use) keeps the big blocks it
+ * frees of up to POOL_BLOCK bytes in it (up to the cache's limit in all)
+ * and is handed them out again, best fit, instead of unmapping them: a
+ * batch run frees and asks again for the same few blocks once per module
+ * (dedup's maps over the base's ids), and a kept block costs neither an
+ * munmap (a TLB shootdown on every CPU that ran the process) nor the
+ * faults of fresh pages; zeroed allocations clear what they ask for.  A
+ * request bigger than every kept block takes the largest and grows it
+ * (only the rest is fresh).  mem_cache_free() unmaps what a cache kept.
+ * Caches are their users' objects, in use by one thread at a time through
+ * a thread-local pointer, so two encoders in one process never reach
+ * each other's blocks.  None by default: a one-shot run (a dedup) would
+ * only hold kept blocks in its RSS while it maps others (+9 MB peak on a
+ * dedup of vmlinux x8); a kernel image's encode keeps the blocks its
+ * DWARF reader frees after the conversion, which its index and dedup's
+ * maps ask for next (encode.c).
  * In a batch this also keeps the address ranges of huge-page blocks out
  * of reuse by the module files it maps while other threads free (see
  * ARCHITECTURE.md, Memory).
@@ -90,10 +93,17 @@ struct big {
 	size_t len;		/* mapped bytes, a multiple of HPAGE */
 	size_t dirty;		/* bytes from the start that may not be zero, before the owner's */
 };
+/* The allocator's registry of big blocks (like malloc's own state). */
 static struct big big_reg[BIG_SLOTS];
-static struct big pool[POOL_SLOTS];	/* freed blocks kept for reuse; big_lock */
-static size_t pool_bytes, pool_limit;
 static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct mem_cache {
+	pthread_mutex_t lock;	/* taken inside big_lock */
+	struct big pool[POOL_SLOTS];	/* freed blocks kept for reuse */
+	size_t bytes, limit;
+};
+/* The cache the calling thread frees into and allocates from, or NULL. */
+static __thread struct mem_cache *cur_cache;
 
 static size_t hpage_round(size_t n)
 {
@@ -136,49 +146,57 @@ static inline int maybe_big(const void *p)
 }
 
 /*
- * A kept block taken out of the pool, its length in *got: the smallest of
- * at least len bytes, else the largest (the caller grows it: its pages
- * are still fewer fresh ones); big_lock held.
+ * A block kept in c (may be NULL) taken out, its length in *got: the
+ * smallest of at least len bytes, else the largest (the caller grows it:
+ * its pages are still fewer fresh ones).
  */
-static void *pool_take(size_t len, size_t *got, size_t *dirty)
+static void *pool_take(struct mem_cache *c, size_t len, size_t *got, size_t *dirty)
 {
 	struct big *best = NULL;
+	void *p = NULL;
 	size_t i;
-	void *p;
 
-	for (i = 0; i < POOL_SLOTS; i++) {
-		if (!pool[i].p)
-			continue;
-		if (!best || (best->len < len ? pool[i].len > best->len
-					      : pool[i].len >= len && pool[i].len < best->len))
-			best = &pool[i];
-	}
-	if (!best)
+	if (!c)
 		return NULL;
-	p = best->p;
-	*got = best->len;
-	*dirty = best->dirty;
-	pool_bytes -= best->len;
-	best->p = NULL;
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < POOL_SLOTS; i++) {
+		if (!c->pool[i].p)
+			continue;
+		if (!best || (best->len < len ? c->pool[i].len > best->len
+					      : c->pool[i].len >= len && c->pool[i].len < best->len))
+			best = &c->pool[i];
+	}
+	if (best) {
+		p = best->p;
+		*got = best->len;
+		*dirty = best->dirty;
+		c->bytes -= best->len;
+		best->p = NULL;
+	}
+	pthread_mutex_unlock(&c->lock);
 	return p;
 }
 
-/* Keep a freed block for reuse; 0 if it does not fit (the caller unmaps it). big_lock held. */
-static int pool_put(void *p, size_t len, size_t dirty)
+/* Keep a freed block in c (may be NULL) for reuse; 0 if it does not fit (the caller unmaps it). */
+static int pool_put(struct mem_cache *c, void *p, size_t len, size_t dirty)
 {
 	size_t i;
+	int kept = 0;
 
-	if (len > POOL_BLOCK || pool_bytes + len > pool_limit)
+	if (!c)
 		return 0;
-	for (i = 0; i < POOL_SLOTS; i++)
-		if (!pool[i].p) {
-			pool[i].p = p;
-			pool[i].len = len;
-			pool[i].dirty = dirty < len ? dirty : len;
-			pool_bytes += len;
-			return 1;
-		}
-	return 0;
+	pthread_mutex_lock(&c->lock);
+	if (len <= POOL_BLOCK && c->bytes + len <= c->limit)
+		for (i = 0; i < POOL_SLOTS && !kept; i++)
+			if (!c->pool[i].p) {
+				c->pool[i].p = p;
+				c->pool[i].len = len;
+				c->pool[i].dirty = dirty < len ? dirty : len;
+				c->bytes += len;
+				kept = 1;
+			}
+	pthread_mutex_unlock(&c->lock);
+	return kept;
 }
 
 static int big_resize(void *p, size_t n, size_t written, void **out);
@@ -198,7 +216,7 @@ static void *big_alloc(size_t n, int zero)
 	len = hpage_round(n);
 	pthread_mutex_lock(&big_lock);
 	b = big_find(NULL);
-	if (b && (p = pool_take(len, &got, &dirty)) != NULL) {
+	if (b && (p = pool_take(cur_cache, len, &got, &dirty)) != NULL) {
 		b->p = p;
 		b->len = got;
 		/* what a zeroed allocation leaves as it was (past n), or all */
@@ -256,7 +274,7 @@ static int big_resize(void *p, size_t n, size_t written, void **out)
 	old = b ? b->len : 0;
 	if (b && n == 0) {
 		b->p = NULL;
-		kept = pool_put(p, old, written > b->dirty ? written : b->dirty);
+		kept = pool_put(cur_cache, p, old, written > b->dirty ? written : b->dirty);
 	}
 	pthread_mutex_unlock(&big_lock);
 	if (!b)
@@ -394,34 +412,67 @@ int mem_grow(void **data, size_t *cap, size_t elem, size_t need)
 	return 0;
 }
 
-void mem_release_kept(void)
+struct mem_cache *mem_cache_new(size_t limit)
+{
+	struct mem_cache *c = calloc(1, sizeof(*c));
+
+	if (c) {
+		pthread_mutex_init(&c->lock, NULL);
+		c->limit = limit;
+	}
+	return c;
+}
+
+size_t mem_cache_set_limit(struct mem_cache *c, size_t limit)
+{
+	size_t was = 0;
+
+	if (c) {
+		pthread_mutex_lock(&c->lock);
+		was = c->limit;
+		c->limit = limit;
+		pthread_mutex_unlock(&c->lock);
+	}
+	return was;
+}
+
+struct mem_cache *mem_cache_use(struct mem_cache *c)
+{
+	struct mem_cache *was = cur_cache;
+
+	cur_cache = c;
+	return was;
+}
+
+void mem_cache_pass(struct mem_cache *from, struct mem_cache *to)
 {
 	struct big kept[POOL_SLOTS];
 	size_t i;
 
-	pthread_mutex_lock(&big_lock);
-	memcpy(kept, pool, sizeof(pool));
-	memset(pool, 0, sizeof(pool));
-	pool_bytes = 0;
-	pthread_mutex_unlock(&big_lock);
+	if (!from)
+		return;
+	pthread_mutex_lock(&from->lock);
+	memcpy(kept, from->pool, sizeof(kept));
+	memset(from->pool, 0, sizeof(from->pool));
+	from->bytes = 0;
+	pthread_mutex_unlock(&from->lock);
 	for (i = 0; i < POOL_SLOTS; i++)
-		if (kept[i].p)
+		if (kept[i].p && !pool_put(to, kept[i].p, kept[i].len, kept[i].dirty))
 			munmap(kept[i].p, kept[i].len);
 }
 
-void mem_trim(void)
+void mem_cache_free(struct mem_cache *c)
 {
-	mem_release_kept();
-	malloc_trim(0);
+	if (!c)
+		return;
+	if (cur_cache == c)
+		cur_cache = NULL;
+	mem_cache_pass(c, NULL);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
 }
 
-size_t mem_keep_freed(size_t bytes)
+void mem_give_back(void)
 {
-	size_t was;
-
-	pthread_mutex_lock(&big_lock);
-	was = pool_limit;
-	pool_limit = bytes;
-	pthread_mutex_unlock(&big_lock);
-	return was;
+	malloc_trim(0);
 }

@@ -7,7 +7,7 @@
  *
  * Blocks of 4 MiB and more are mapped on their own, 2 MiB-aligned, with
  * transparent huge pages advised, grown by moving pages (mremap) and
- * unmapped on free, or kept for reuse after mem_keep_freed() (see mem.c);
+ * unmapped on free, or kept for reuse in a mem_cache (see mem.c);
  * callers see no difference.  Sanitizer builds (ASan) keep them in malloc
  * so that bounds stay checked.
  */
@@ -39,24 +39,31 @@ void mem_fail_after(unsigned long n);
 unsigned long mem_alloc_count(void);
 
 /*
- * Return free memory the allocator keeps (other threads' arenas included,
- * and the kept big blocks) to the system: pages freed by threads that are
- * done count in RSS until then.
+ * Give the heap memory freed so far (every thread's malloc arenas) back
+ * to the system: pages freed by threads that are done count in RSS until
+ * then.  Changes no one's allocations.
  */
-void mem_trim(void);
+void mem_give_back(void);
 
 /*
- * Keep big blocks freed from now on (up to bytes in all, 16 MiB each) for
- * reuse instead of unmapping them; 0 (the default) stops that, and blocks
- * kept so far stay until handed out again or mem_release_kept().  For
- * runs that free and ask for the same blocks again and again (a batch of
- * modules), or whose next step asks for as much as the last one frees;
- * see mem.c.  Returns the previous limit.
+ * A cache of big blocks: a thread using it (mem_cache_use) keeps the big
+ * blocks it frees, up to limit bytes in all (16 MiB each), and takes them
+ * back when it asks for big blocks again, instead of unmapping them and
+ * faulting fresh pages in.  For runs that free and ask for the same blocks
+ * again and again (a batch of modules), or whose next step asks for as
+ * much as the last one frees; see mem.c.  The cache is its creator's: it
+ * may be used by several threads at once; mem_cache_free() unmaps what it
+ * kept.
  */
-size_t mem_keep_freed(size_t bytes);
-
-/* Unmap the kept big blocks. */
-void mem_release_kept(void);
+struct mem_cache;
+struct mem_cache *mem_cache_new(size_t limit);
+void mem_cache_free(struct mem_cache *c);
+/* Keep at most limit bytes from now on (0: only hand out what is kept); returns the old limit. */
+size_t mem_cache_set_limit(struct mem_cache *c, size_t limit);
+/* The calling thread frees into and allocates from c (NULL: none); returns the previous. */
+struct mem_cache *mem_cache_use(struct mem_cache *c);
+/* Hand what from kept over to to (NULL, or what does not fit: unmapped). */
+void mem_cache_pass(struct mem_cache *from, struct mem_cache *to);
 
 /*
  * Grow *data (an array of elem-sized items with capacity *cap) so that it

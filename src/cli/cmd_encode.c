@@ -103,6 +103,7 @@ struct batch {
 	atomic_size_t done;
 	bool progress;
 	struct enc_worker **workers;	/* per pool thread, kept from module to module */
+	struct mem_cache *cache;	/* big blocks freed by one module, for the next */
 };
 
 struct batch_log {
@@ -130,6 +131,7 @@ static int batch_one(void *ctx, unsigned worker, size_t i)
 	struct batch_log lg = { b, i };
 	struct enc_opts o = b->o;
 	struct enc_stats st;
+	struct mem_cache *was = mem_cache_use(b->cache);
 	char *out = NULL;
 	size_t done;
 
@@ -149,12 +151,14 @@ static int batch_one(void *ctx, unsigned worker, size_t i)
 		len = strlen(b->outdir) + strlen(base) + 8;
 		if (!(out = mem_alloc(len))) {
 			b->errs[i] = diag_err(&b->diags[i], ENOMEM, "out of memory");
+			mem_cache_use(was);
 			return 0;
 		}
 		snprintf(out, len, "%s/%s.btf", b->outdir, base);
 	}
 	b->errs[i] = btf_encode_file(b->paths[i], out, b->base, &o, &st, &b->diags[i]);
 	mem_free(out);
+	mem_cache_use(was);
 	done = atomic_fetch_add(&b->done, 1) + 1;
 	if (b->progress && (done % 16 == 0 || done == b->n))
 		fprintf(stderr, "\rbtfc: encoded %zu/%zu", done, b->n);
@@ -228,12 +232,12 @@ static int run_batch(char **paths, size_t n, const char *outdir, const struct bt
 		b.o.dedup_base = pb;
 	}
 	/* Every module frees and asks again for the same big blocks: keep them. */
-	mem_keep_freed(32ul << 20);
+	b.cache = mem_cache_new(32ul << 20);	/* NULL: none kept */
 	pool_for(jobs, n, batch_one, &b);
 	for (i = 0; i < jobs; i++)
 		enc_worker_free(b.workers[i]);
-	mem_keep_freed(0);
-	mem_trim();
+	mem_cache_free(b.cache);
+	mem_give_back();
 	if (b.progress)
 		fputc('\n', stderr);
 	for (i = 0; i < n; i++) {

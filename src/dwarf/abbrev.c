@@ -84,11 +84,6 @@ int dw_abbrevs_parse(const struct dw_file *f, struct arena *ar, uint64_t off, ui
 	if (off >= f->s.abbrev.len)
 		return diag_err(d, EINVAL, "%s: .debug_abbrev offset 0x%llx is past the end (0x%zx)",
 				f->path, (unsigned long long)off, f->s.abbrev.len);
-	{
-		static uint64_t next_uid;
-
-		t->uid = __atomic_add_fetch(&next_uid, 1, __ATOMIC_RELAXED);
-	}
 	t->off = off;
 	t->asz = asz;
 	t->osz = osz;

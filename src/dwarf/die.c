@@ -694,7 +694,7 @@ struct dw_filter {
 	uint64_t keep[4];		/* attribute codes < 256 */
 	uint8_t widx[256];		/* kept code < 256 -> its slot; others DW_NO_SLOT */
 	bool slots;			/* at most DW_NO_SLOT kept codes < 256: slots work */
-	uint64_t tab;			/* uid of the table plans[] describes (0: none) */
+	const struct dw_abbrevs *tab;	/* the table plans[] describes (NULL: none) */
 	struct plan *plans;		/* by index in that table's list */
 	size_t plans_cap;
 	struct pspec *ps;
@@ -721,6 +721,11 @@ struct dw_filter *dw_filter_new(const uint16_t *ats, size_t n)
 		}
 	fl->slots = nslots <= DW_NO_SLOT;
 	return fl;
+}
+
+void dw_filter_forget(struct dw_filter *fl)
+{
+	fl->tab = NULL;
 }
 
 void dw_filter_free(struct dw_filter *fl)
@@ -868,12 +873,12 @@ plan_of(struct dw_filter *fl, const struct dw_abbrevs *t, const struct dw_abbrev
 {
 	struct plan *pl;
 
-	if (fl->tab != t->uid) {	/* by uid: a new table may reuse a freed one's address */
+	if (fl->tab != t) {	/* tables of one file live as long as it (dw_filter_forget) */
 		if (VEC_RESERVE(fl->plans, fl->plans_cap, t->n))
 			return NULL;
 		memset(fl->plans, 0, t->n * sizeof(*fl->plans));
 		fl->nps = 0;
-		fl->tab = t->uid;
+		fl->tab = t;
 	}
 	pl = &fl->plans[ab->idx];
 	if (pl->state == PLAN_UNBUILT)

@@ -196,11 +196,15 @@ int dw_next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn want, void *
  * keeps a plan per abbreviation: each kept value's offset, so a DIE is
  * its kept values and one jump; an abbreviation with a variable-size
  * value is decoded whole.  A filter holds the plans of one
- * abbreviation table at a time: one per thread, any file.
+ * abbreviation table at a time, known by its address: one filter per
+ * thread, and dw_filter_forget() before it reads another file's units
+ * than the last one's (a freed file's table may come back at the same
+ * address).
  */
 struct dw_filter;
 /* Keep attributes ats[0..n) (codes >= 256 are always kept); NULL if out of memory. */
 struct dw_filter *dw_filter_new(const uint16_t *ats, size_t n);
+void dw_filter_forget(struct dw_filter *fl);
 void dw_filter_free(struct dw_filter *fl);
 int dw_next_filtered(struct dw_cursor *c, struct dw_die *die, dw_want_fn want, void *ctx,
 		     struct dw_filter *fl);

@@ -24,7 +24,6 @@ struct dw_abbrev {
 };
 
 struct dw_abbrevs {
-	uint64_t uid;		/* unique in the process (a freed table's address is not) */
 	uint64_t off;		/* in .debug_abbrev */
 	uint8_t asz, osz;	/* sizes "fixed" was computed for */
 	struct dw_abbrev *list;	/* in table order */

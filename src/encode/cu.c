@@ -86,6 +86,8 @@ void enc_worker_recycle(struct enc_worker *w)
 	}
 	/* The direct array's entries go through its log at the next map_direct(). */
 	w->map.dlen = 0;
+	/* the last run's abbreviation tables are gone: their plans too */
+	dw_filter_forget(w->filter);
 }
 
 void enc_worker_free(struct enc_worker *w)

@@ -510,7 +510,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	struct run r = { 0 };
 	struct enc_syms syms;
 	double t0 = clock_now(), t1, t2;
-	bool release_kept = false;
+	struct mem_cache *keep = NULL, *prev_cache = NULL;
 	int err;
 
 	*out = NULL;
@@ -621,7 +621,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		r.w[w] = NULL;
 	}
 	if (jobs > 1)	/* the workers' arenas: the dedup runs on this thread's */
-		mem_trim();
+		mem_give_back();
 	/*
 	 * Nothing reads the DWARF from here on, and a kernel image's indexes
 	 * and file pages count in RSS (tens of MB: abbreviation tables,
@@ -635,11 +635,10 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		 * them for those rather than clear as many fresh pages (and only
 		 * them: a block kept later would only add to dedup's peak).
 		 */
-		size_t was = mem_keep_freed(KEEP_FOR_DEDUP);
-
+		if ((keep = mem_cache_new(KEEP_FOR_DEDUP)))
+			prev_cache = mem_cache_use(keep);
 		dwarf_input_done(in);
-		mem_keep_freed(was);
-		release_kept = !was;
+		mem_cache_set_limit(keep, 0);	/* from here on it only hands them out */
 	}
 	if ((err = btf_build_index(r.out, jobs))) {
 		*d = *btf_error(r.out);
@@ -675,9 +674,11 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		if ((err = btf_dedup(r.out, &dop, d)))
 			goto out;
 	}
-	if (release_kept) {	/* what the index and dedup did not take */
-		mem_release_kept();
-		release_kept = false;
+	if (keep) {	/* what the index and dedup did not take goes to the caller's cache, if any */
+		mem_cache_use(prev_cache);
+		mem_cache_pass(keep, prev_cache);
+		mem_cache_free(keep);
+		keep = NULL;
 	}
 	/*
 	 * The kernel refuses BTF with more types than ids it can address
@@ -696,8 +697,10 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	*out = r.out;
 	r.out = NULL;
 out:
-	if (release_kept)
-		mem_release_kept();
+	if (keep) {
+		mem_cache_use(prev_cache);
+		mem_cache_free(keep);
+	}
 	if (r.slots)
 		for (i = 0; i < r.nslots; i++)
 			cu_frag_free(&r.slots[i]);

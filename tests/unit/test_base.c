@@ -235,7 +235,10 @@ TEST(mem_big_blocks_reused_zeroed)
 	size_t sizes[] = { (size_t)5 << 20, (size_t)6 << 20, (size_t)12 << 20 };
 	size_t k, bad = 0;
 
-	mem_keep_freed((size_t)32 << 20);
+	struct mem_cache *c = mem_cache_new((size_t)32 << 20), *was;
+
+	REQUIRE(c != NULL);
+	was = mem_cache_use(c);
 	for (k = 0; k < 3; k++) {
 		size_t n = sizes[k];
 		unsigned char *p = mem_alloc(n), *q, *r;
@@ -254,7 +257,7 @@ TEST(mem_big_blocks_reused_zeroed)
 		mem_free(r);
 	}
 	CHECK_EQ_U(bad, 0);
-	mem_trim();	/* the kept blocks go; allocation still works */
+	mem_cache_pass(c, NULL);	/* the kept blocks go; allocation still works */
 	{
 		unsigned char *p = mem_zalloc((size_t)5 << 20);
 
@@ -262,8 +265,37 @@ TEST(mem_big_blocks_reused_zeroed)
 		CHECK_EQ_U(p[((size_t)5 << 20) - 1], 0);
 		mem_free(p);
 	}
-	mem_keep_freed(0);
-	mem_release_kept();
+	CHECK(mem_cache_use(was) == c);
+	mem_cache_free(c);
+}
+
+/* A block freed by a thread without a cache, or into another one, is not handed out here. */
+TEST(mem_cache_is_its_users_only)
+{
+	struct mem_cache *a = mem_cache_new((size_t)32 << 20), *b = mem_cache_new((size_t)32 << 20);
+	size_t n = (size_t)6 << 20;
+	unsigned char *p, *q;
+
+	REQUIRE(a && b);
+	mem_cache_use(a);
+	p = mem_alloc(n);
+	REQUIRE(p != NULL);
+	mem_free(p);			/* kept in a */
+	mem_cache_use(b);
+	q = mem_alloc(n);		/* b has none: a fresh block, not a's */
+	REQUIRE(q != NULL);
+	CHECK(q != p);
+	mem_free(q);			/* kept in b */
+	mem_cache_use(NULL);
+	mem_cache_pass(b, a);		/* a takes b's too */
+	mem_cache_free(b);
+	mem_cache_use(a);
+	p = mem_zalloc(n);
+	REQUIRE(p != NULL);
+	CHECK_EQ_U(nonzero_bytes(p, n), 0);
+	mem_free(p);
+	mem_cache_use(NULL);
+	mem_cache_free(a);
 }
 
 /*
@@ -275,7 +307,10 @@ TEST(mem_big_block_reused_grown)
 	size_t small = (size_t)6 << 20, n = (size_t)11 << 20;
 	unsigned char *p, *q;
 
-	CHECK_EQ_U(mem_keep_freed((size_t)32 << 20), 0);
+	struct mem_cache *c = mem_cache_new((size_t)32 << 20);
+
+	REQUIRE(c != NULL);
+	mem_cache_use(c);
 	p = mem_alloc(small);
 	REQUIRE(p != NULL);
 	memset(p, 0xa5, small);
@@ -288,8 +323,9 @@ TEST(mem_big_block_reused_grown)
 	REQUIRE(q != NULL);
 	CHECK_EQ_U(q[n - 1], 0x5a);
 	mem_free(q);
-	CHECK_EQ_U(mem_keep_freed(0), (size_t)32 << 20);
-	mem_release_kept();
+	CHECK_EQ_U(mem_cache_set_limit(c, 0), (size_t)32 << 20);
+	mem_cache_use(NULL);
+	mem_cache_free(c);
 }
 
 /*
@@ -301,7 +337,10 @@ TEST(mem_kept_block_cleared_as_far_as_written)
 	size_t n = (size_t)6 << 20;
 	unsigned char *p, *q, *r;
 
-	mem_keep_freed((size_t)32 << 20);
+	struct mem_cache *c = mem_cache_new((size_t)32 << 20);
+
+	REQUIRE(c != NULL);
+	mem_cache_use(c);
 	p = mem_alloc(n);
 	REQUIRE(p != NULL);
 	memset(p, 0xa5, n);
@@ -319,8 +358,8 @@ TEST(mem_kept_block_cleared_as_far_as_written)
 	REQUIRE(r != NULL);
 	CHECK_EQ_U(nonzero_bytes(r, n), 0);
 	mem_free(r);
-	mem_keep_freed(0);
-	mem_release_kept();
+	mem_cache_use(NULL);
+	mem_cache_free(c);
 }
 
 TEST(strset_borrow_indexes_in_place_and_copies_on_add)

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The code's structure holds (ARCHITECTURE.md, Invariants): every folder
+# includes only the folders it may use; the library (src/ but cli/) has no
+# writable data beyond tests/writable-data.txt.
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+# may-use table of the code map (cli/ may use everything)
+declare -A may=(
+	[base]="base" [elf]="base elf" [dwarf]="base dwarf" [btf]="base btf"
+	[encode]="base elf dwarf btf encode" [layout]="base btf layout"
+)
+bad=0
+for dir in "${!may[@]}"; do
+	while IFS=: read -r file inc; do
+		top=${inc%%/*}
+		case " ${may[$dir]} " in *" $top "*) ;; *)
+			echo "  $file includes $inc (src/$dir may use: ${may[$dir]})"; bad=$((bad+1)) ;;
+		esac
+	done < <(grep -rHoE '^#include "[a-z]+/[^"]+"' "src/$dir" | sed -E 's/:#include "/:/; s/"$//')
+done
+[ $bad = 0 ] && pass "include layering: every folder includes only what it may use" ||
+	fail "include layering: $bad includes cross the code map's lines"
+
+# writable data: each library file compiled alone (no LTO: its statics stay visible)
+: > "$WORK/writable"
+for f in $(find src -name '*.c' ! -path 'src/cli/*' | sort); do
+	if ! ${CC:-cc} -std=gnu11 -O0 -fno-lto -D_GNU_SOURCE -Isrc -Iinclude -pthread \
+		$(pkg-config --cflags libelf zlib libzstd 2>/dev/null) -c "$f" -o "$WORK/o.o" 2> "$WORK/cc.err"; then
+		echo "  cannot compile $f"; head -3 "$WORK/cc.err"; echo "$f <compile error>" >> "$WORK/writable"; continue
+	fi
+	objdump -t "$WORK/o.o" | awk -v f="$f" '$3 == "O" && $4 ~ /^\.(data|bss|tdata|tbss)/ && $4 !~ /rel\.ro/ { print f, $NF }
+		$2 == "O" && $3 ~ /^\.(data|bss|tdata|tbss)/ && $3 !~ /rel\.ro/ { print f, $NF }
+		$0 ~ / \.tbss\t/ && $NF != ".tbss" { print f, $NF }' >> "$WORK/writable"
+done
+sort -u "$WORK/writable" -o "$WORK/writable"
+grep -v '^#' tests/writable-data.txt | awk '{ print $1, $2 }' | sort -u > "$WORK/allowed"
+extra=$(comm -23 "$WORK/writable" "$WORK/allowed")
+gone=$(comm -13 "$WORK/writable" "$WORK/allowed")
+[ -z "$extra" ] && pass "library writable data: only the $(wc -l < "$WORK/allowed") allowed (tests/writable-data.txt)" ||
+	{ fail "library writable data not in tests/writable-data.txt"; echo "$extra" | sed 's/^/    /'; }
+[ -z "$gone" ] && pass "tests/writable-data.txt lists nothing that is gone" ||
+	{ fail "tests/writable-data.txt lists what is gone"; echo "$gone" | sed 's/^/    /'; }
+
+rm -rf "$WORK"

@@ -24,7 +24,7 @@ ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -Isrc -Iinclude $(PKG_C
               -fno-strict-aliasing -pthread -MMD -MP
 LDLIBS   := $(PKG_LIBS) -pthread -lm
 ifneq ($(SAN),)
-ALL_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+ALL_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all -DBTFC_CHECK_FILTER
 LDFLAGS  += -fsanitize=$(SAN)
 LTO      :=
 endif

@@ -206,9 +206,32 @@ check "in place through a symlink: the target gets .BTF, the link stays" inplace
 mkdir -p "$WORK/outdir"
 check_fails "output is a directory: one-line error" "outdir: is a directory" "$BTFC" encode "$WORK/ip-orig.o" -o "$WORK/outdir"
 
+# The walk's fast paths (attribute filter, decode plans, leaf runs) give
+# what decoding every DIE whole gives (BTFC_SLOW_PATHS: enc_opts.slow_paths).
+slow_same() {
+	BTFC_SLOW_PATHS=1 "$BTFC" encode -j2 "$@" -o "$WORK/slow.btf" 2>/dev/null && cmp -s "$WORK/fast.btf" "$WORK/slow.btf"
+}
+n=0; k=0
+for o in "$WORK"/*.o; do
+	for c in 1.24 1.31; do
+		"$BTFC" encode -j2 --compat $c "$o" -o "$WORK/fast.btf" 2>/dev/null || continue
+		k=$((k+1)); slow_same --compat $c "$o" && n=$((n+1))
+	done
+done
+[ $k -gt 0 ] && [ $n = $k ] && pass "fast and slow decoding paths give the same bytes ($k encodes of fixtures, 1.24 and 1.31)" ||
+	fail "fast vs slow decoding paths: $n of $k encodes the same"
+
 # The kernel corpus.
 if C=$(BTFC_NO_FETCH=${BTFC_NO_FETCH:-} "$ROOT/scripts/corpus.sh" 2>/dev/null); then
 	check "encode vmlinux" "$BTFC" encode -j2 "$C/vmlinux" -o "$WORK/vmlinux.btf"
+	n=0; k=0
+	for m in $(awk 'NR % 307 == 11' "$C/modules.txt"); do
+		k=$((k+1))
+		"$BTFC" encode --compat 1.31 --base "$C/vmlinux.btf" "$m" -o "$WORK/fast.btf" &&
+		slow_same --compat 1.31 --base "$C/vmlinux.btf" "$m" && n=$((n+1))
+	done
+	[ $n = $k ] && pass "fast and slow decoding paths: $k modules the same bytes" ||
+		fail "fast vs slow decoding paths: $n of $k modules the same"
 	check "vmlinux graph equal to Debian's .BTF" equal "$WORK/vmlinux.btf" "$C/vmlinux.btf"
 	# pahole 1.30/1.31's policies against their real output: t_modern.sh.
 

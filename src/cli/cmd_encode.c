@@ -310,6 +310,7 @@ int cmd_encode(int argc, char **argv)
 	o.log = log_line;
 	if (getenv("BTFC_SEED_UNITS"))	/* tests: see enc_opts.seed_units */
 		o.seed_units = (unsigned)strtoul(getenv("BTFC_SEED_UNITS"), NULL, 10);
+	o.slow_paths = getenv("BTFC_SLOW_PATHS") != NULL;	/* tests: see enc_opts.slow_paths */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:j:vh", opts, NULL)) != -1) {
 		switch (c) {

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* DIE decoding: the hot loop of the whole tool. */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "base/mem.h"
 #include "dwarf/internal.h"
 
@@ -701,6 +704,7 @@ struct dw_filter {
 	size_t nps, ps_cap;
 	struct dw_leaf leaf[DW_LEAF_SHAPES];	/* nleaf of them, distinct tags */
 	unsigned nleaf;
+	bool strict;			/* dw_filter_strict() */
 };
 
 struct dw_filter *dw_filter_new(const uint16_t *ats, size_t n)
@@ -721,6 +725,18 @@ struct dw_filter *dw_filter_new(const uint16_t *ats, size_t n)
 		}
 	fl->slots = nslots <= DW_NO_SLOT;
 	return fl;
+}
+
+void dw_filter_strict(struct dw_filter *fl)
+{
+	fl->strict = true;
+}
+
+void dw_attr_unkept(const struct dw_die *die, unsigned at)
+{
+	fprintf(stderr, "btfc: internal error: DIE 0x%llx: %s read, but the walk's filter does not keep it\n",
+		(unsigned long long)DW_REF_OFF(die->off), dw_at_name(at));
+	abort();
 }
 
 void dw_filter_forget(struct dw_filter *fl)
@@ -962,6 +978,7 @@ static inline int next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn w
 			die->unit = c->x.u;
 			die->slot = fl->slots ? pl->slot : NULL;
 			die->widx = fl->widx;
+			die->strict = fl->strict;
 			r = c->x.f->swap ? decode_planned(&c->x, fl->ps + pl->first, pl->n, c->p, die, true)
 					 : decode_planned(&c->x, fl->ps + pl->first, pl->n, c->p, die, false);
 			if (r < 0)
@@ -973,6 +990,7 @@ static inline int next_sel(struct dw_cursor *c, struct dw_die *die, dw_want_fn w
 		} else if (pl && fl->slots) {
 			die->slot = pl->fslot;	/* the full decoder's positions */
 			die->widx = fl->widx;
+			die->strict = fl->strict;
 		}
 		if (!wanted) {	/* header only */
 			die->off = die_off;

@@ -110,6 +110,7 @@ struct dw_die {
 	 * they stay valid until its next decode.
 	 */
 	const uint8_t *slot, *widx;
+	bool strict;		/* its filter's dw_filter_strict(): see dw_attr() */
 	struct dw_attr attr[DW_MAX_ATTRS];
 };
 
@@ -205,6 +206,8 @@ struct dw_filter;
 /* Keep attributes ats[0..n) (codes >= 256 are always kept); NULL if out of memory. */
 struct dw_filter *dw_filter_new(const uint16_t *ats, size_t n);
 void dw_filter_forget(struct dw_filter *fl);
+/* Reading an attribute fl does not keep is a bug of the caller's (see dw_attr()). */
+void dw_filter_strict(struct dw_filter *fl);
 void dw_filter_free(struct dw_filter *fl);
 int dw_next_filtered(struct dw_cursor *c, struct dw_die *die, dw_want_fn want, void *ctx,
 		     struct dw_filter *fl);
@@ -250,10 +253,22 @@ int dw_walk_skip(const struct dw_file *f, const struct dw_unit *u, uint64_t *ndi
 		 struct diag *d);
 
 /* Attribute lookup in a decoded DIE; NULL if absent. */
+/*
+ * Built with BTFC_CHECK_FILTER (sanitizer builds): a read of an attribute
+ * a strict filter does not keep aborts with this message, instead of
+ * finding nothing (the attribute is missing from the reader's list).
+ */
+void dw_attr_unkept(const struct dw_die *die, unsigned at) __attribute__((noreturn));
+
 static inline const struct dw_attr *dw_attr(const struct dw_die *die, unsigned at)
 {
 	if (die->slot && at < 256) {
 		unsigned k = die->slot[die->widx[at]];
+
+#ifdef BTFC_CHECK_FILTER
+		if (die->strict && die->widx[at] == DW_NO_SLOT)
+			dw_attr_unkept(die, at);
+#endif
 
 		return k ? &die->attr[k - 1] : NULL;
 	}

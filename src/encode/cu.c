@@ -23,23 +23,16 @@
 #include "encode/worker.h"
 
 /*
- * The attributes anything here reads (visit() and its helpers, loc.c's
- * location checks, dw_skip_children()'s DW_AT_sibling); the decoder skips
- * the rest unread (decl_file/line/column alone are half of a member's).
- */
-static const uint16_t wanted_attrs[] = {
-	DW_AT_sibling, DW_AT_location, DW_AT_name, DW_AT_byte_size, DW_AT_bit_offset,
-	DW_AT_bit_size, DW_AT_low_pc, DW_AT_high_pc, DW_AT_language, DW_AT_producer,
-	DW_AT_const_value, DW_AT_lower_bound, DW_AT_upper_bound, DW_AT_abstract_origin,
-	DW_AT_count, DW_AT_data_member_location, DW_AT_declaration, DW_AT_encoding,
-	DW_AT_external, DW_AT_specification, DW_AT_type, DW_AT_ranges, DW_AT_data_bit_offset,
-	DW_AT_alignment, DW_AT_linkage_name, DW_AT_artificial,
-};
-
-/*
- * Leaves (leaf_run()): members, prototype parameters and enumerators whose
- * values are only the ones add_member(), add_param() and add_enumerator()
- * read, in the classes they take whole.
+ * What the walk decodes (dw_next_filtered), in one place: the leaf shapes
+ * (leaf_run(): members, prototype parameters and enumerators whose values
+ * are only the ones add_member(), add_param() and add_enumerator() read,
+ * in the classes they take whole), then every other attribute anything
+ * here reads (visit() and its helpers, select.c, loc.c's location checks,
+ * dw_skip_children()'s DW_AT_sibling).  The filter keeps their union; the
+ * decoder skips the rest unread (decl_file/line/column alone are half of a
+ * member's).  A read of an attribute missing here aborts in checking
+ * builds (dw_filter_strict), and BTFC_SLOW_PATHS decodes every DIE whole
+ * to compare with (t_encode.sh, fuzz_encode).
  */
 enum { LF_NAME, LF_TYPE, LF_LOC, LF_BIT_SIZE, LF_DATA_BIT_OFFSET };
 enum { LF_VALUE = LF_TYPE };
@@ -57,22 +50,50 @@ static const struct dw_leaf leaves[] = {
 	  .at = { [LF_NAME] = DW_AT_name, [LF_VALUE] = DW_AT_const_value },
 	  .cls = { [LF_NAME] = DW_CL_STRING, [LF_VALUE] = DW_CL_CONST } },
 };
+static const uint16_t other_attrs[] = {
+	DW_AT_sibling, DW_AT_location, DW_AT_byte_size, DW_AT_bit_offset, DW_AT_low_pc,
+	DW_AT_high_pc, DW_AT_language, DW_AT_producer, DW_AT_lower_bound, DW_AT_upper_bound,
+	DW_AT_abstract_origin, DW_AT_count, DW_AT_declaration, DW_AT_encoding, DW_AT_external,
+	DW_AT_specification, DW_AT_ranges, DW_AT_alignment, DW_AT_linkage_name, DW_AT_artificial,
+};
+
+/* The filter: other_attrs and the leaves' attributes. */
+static struct dw_filter *walk_filter(void)
+{
+	uint16_t ats[sizeof(other_attrs) / sizeof(other_attrs[0]) +
+		     sizeof(leaves) / sizeof(leaves[0]) * DW_LEAF_MAX];
+	size_t n = 0, i, j, k;
+	struct dw_filter *fl;
+
+	for (i = 0; i < sizeof(other_attrs) / sizeof(other_attrs[0]); i++)
+		ats[n++] = other_attrs[i];
+	for (i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++)
+		for (j = 0; j < leaves[i].n; j++) {
+			for (k = 0; k < n && ats[k] != leaves[i].at[j]; k++)
+				;
+			if (k == n)
+				ats[n++] = leaves[i].at[j];
+		}
+	if (!(fl = dw_filter_new(ats, n)))
+		return NULL;
+	for (i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++)
+		if (dw_filter_add_leaf(fl, &leaves[i]))
+			abort();	/* the shapes above do not fit a filter */
+	dw_filter_strict(fl);
+	return fl;
+}
 
 struct enc_worker *enc_worker_new(void)
 {
 	struct enc_worker *w = mem_zalloc(sizeof(struct enc_worker));
-	size_t i;
 
 	if (!w)
 		return NULL;
 	arena_init(&w->scache_text.copies, 64 << 10);
-	if (!(w->filter = dw_filter_new(wanted_attrs, sizeof(wanted_attrs) / sizeof(wanted_attrs[0])))) {
+	if (!(w->filter = walk_filter())) {
 		enc_worker_free(w);
 		return NULL;
 	}
-	for (i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++)
-		if (dw_filter_add_leaf(w->filter, &leaves[i]))
-			abort();	/* the shapes above do not fit the filter */
 	return w;
 }
 
@@ -1035,12 +1056,22 @@ static inline int leaf_run(struct enc_worker *w, struct dw_cursor *c)
 }
 
 /* Walk DIEs from cursor c; stop_depth > 0 stops at the next DIE at or above it. */
+/* enc_opts.slow_paths: every DIE decoded whole (what the filter and leaf runs save). */
+static int next_slow(struct enc_worker *w, struct dw_cursor *c)
+{
+	int r = dw_next(c, &w->die);
+
+	if (r > 0 && !want_die(w, w->die.tag, w->die.depth))
+		w->die.nattr = w->die.nattr_in = 0;	/* only the header, as the filter leaves it */
+	return r;
+}
+
 static int walk(struct enc_worker *w, struct dw_cursor *c, int stop_depth)
 {
-	bool first = true;
+	bool first = true, slow = w->ctx->o->slow_paths;
 	int r;
 
-	while ((r = dw_next_filtered(c, &w->die, want_die, w, w->filter)) > 0) {
+	while ((r = slow ? next_slow(w, c) : dw_next_filtered(c, &w->die, want_die, w, w->filter)) > 0) {
 		if (stop_depth > 0 && !first && w->die.depth <= stop_depth)
 			break;
 		first = false;
@@ -1049,7 +1080,7 @@ static int walk(struct enc_worker *w, struct dw_cursor *c, int stop_depth)
 				return r;
 			continue;
 		}
-		if ((r = visit(w, &w->die, w->die.depth)) < 0 || (r = leaf_run(w, c)) < 0)
+		if ((r = visit(w, &w->die, w->die.depth)) < 0 || (!slow && (r = leaf_run(w, c)) < 0))
 			return r;
 	}
 	return r < 0 ? r : 0;

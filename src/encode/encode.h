@@ -50,6 +50,11 @@ struct enc_opts {
 	bool global_vars;	/* 1.30/1.31: every global variable, a DATASEC per section */
 	bool attributes;	/* kfuncs' KF_ARENA_* pointers through address_space(1) tags */
 	bool no_dedup;		/* return the merged, undeduplicated BTF */
+	/*
+	 * Decode every DIE whole, with no attribute filter and no leaf runs:
+	 * the same output, slower; tests and the fuzzer compare the two.
+	 */
+	bool slow_paths;
 	bool distilled_base;	/* btf_encode_file, split in place: also .BTF.base */
 	/* The split base's dedup tables, prepared once (batch mode); NULL = per run. */
 	const struct btf_dedup_base *dedup_base;

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "test.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "base/mem.h"
 #include "dwarf/internal.h"
 
@@ -815,4 +819,47 @@ TEST(dwarf_tables_ahead_same_as_serial)
 	dw_file_free(f[1]);
 	mem_free(ab);
 	mem_free(in);
+}
+
+/*
+ * A strict filter (the encoder's) turns the read of an attribute it does
+ * not keep into an abort in checking builds (BTFC_CHECK_FILTER: the
+ * sanitizer builds), so a reader missing from the attribute list shows
+ * in the suite instead of reading nothing.
+ */
+TEST(decode_filtered_strict_reads)
+{
+	static const uint16_t keep[] = { DW_AT_name, DW_AT_type, DW_AT_byte_size,
+					 DW_AT_data_member_location };
+	static struct dw_die die;
+	struct dw_filter *fl = dw_filter_new(keep, sizeof(keep) / sizeof(keep[0]));
+	struct dw_file *f;
+	struct dw_cursor c;
+	struct diag d;
+	int status = 0;
+	pid_t pid;
+
+	REQUIRE(fl != NULL);
+	dw_filter_strict(fl);
+	REQUIRE((f = open_secs(info_strp, sizeof(info_strp), abbrev_strp, sizeof(abbrev_strp),
+			       str_strp, sizeof(str_strp), false, &d)) != NULL);
+	REQUIRE(dw_cursor_init(&c, f, dw_unit_at(f, 0), &d) == 0);
+	REQUIRE(dw_next_filtered(&c, &die, want_all, NULL, fl) == 1);
+	REQUIRE(dw_next_filtered(&c, &die, want_all, NULL, fl) == 1);	/* the struct */
+	CHECK_STR(dw_name(&die), "s");	/* kept: read as always */
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		close(2);	/* the abort's message is expected */
+		(void)dw_attr(&die, DW_AT_decl_line);	/* not kept */
+		_exit(0);
+	}
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+#ifdef BTFC_CHECK_FILTER
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+#else
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+#endif
+	dw_filter_free(fl);
+	dw_file_free(f);
 }

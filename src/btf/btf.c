@@ -9,43 +9,13 @@
 #include "base/pool.h"
 #include "btf/btf_internal.h"
 
-static const char *const kind_names[NR_BTF_KINDS] = {
-	[BTF_KIND_UNKN] = "UNKNOWN",	[BTF_KIND_INT] = "INT",
-	[BTF_KIND_PTR] = "PTR",		[BTF_KIND_ARRAY] = "ARRAY",
-	[BTF_KIND_STRUCT] = "STRUCT",	[BTF_KIND_UNION] = "UNION",
-	[BTF_KIND_ENUM] = "ENUM",	[BTF_KIND_FWD] = "FWD",
-	[BTF_KIND_TYPEDEF] = "TYPEDEF",	[BTF_KIND_VOLATILE] = "VOLATILE",
-	[BTF_KIND_CONST] = "CONST",	[BTF_KIND_RESTRICT] = "RESTRICT",
-	[BTF_KIND_FUNC] = "FUNC",	[BTF_KIND_FUNC_PROTO] = "FUNC_PROTO",
-	[BTF_KIND_VAR] = "VAR",		[BTF_KIND_DATASEC] = "DATASEC",
-	[BTF_KIND_FLOAT] = "FLOAT",	[BTF_KIND_DECL_TAG] = "DECL_TAG",
-	[BTF_KIND_TYPE_TAG] = "TYPE_TAG", [BTF_KIND_ENUM64] = "ENUM64",
-};
-
-const char *btf_kind_str(unsigned kind)
-{
-	return kind <= BTF_KIND_MAX ? kind_names[kind] : "UNKNOWN";
-}
-
-/* Bytes after the header per kind: fixed part, and per vlen element. */
-static const uint8_t kind_fixed[NR_BTF_KINDS] = {
-	[BTF_KIND_INT] = 4, [BTF_KIND_VAR] = 4, [BTF_KIND_DECL_TAG] = 4,
-	[BTF_KIND_ARRAY] = sizeof(struct btf_array),
-};
-static const uint8_t kind_elem[NR_BTF_KINDS] = {
-	[BTF_KIND_STRUCT] = sizeof(struct btf_member), [BTF_KIND_UNION] = sizeof(struct btf_member),
-	[BTF_KIND_ENUM] = sizeof(struct btf_enum), [BTF_KIND_ENUM64] = sizeof(struct btf_enum64),
-	[BTF_KIND_FUNC_PROTO] = sizeof(struct btf_param),
-	[BTF_KIND_DATASEC] = sizeof(struct btf_var_secinfo),
-};
-
 int btf_type_data_size(const struct btf_type *t, const struct btf_layout *layout,
 		       size_t nlayout)
 {
 	unsigned kind = btf_kind(t), vlen = btf_vlen(t);
 
-	if (kind != BTF_KIND_UNKN && kind < NR_BTF_KINDS)	/* a table: every type of every parse */
-		return kind_fixed[kind] + (int)vlen * kind_elem[kind];
+	if (btf_kind_known(kind))	/* a table: every type of every parse */
+		return btf_kinds[kind].fixed + (int)vlen * btf_kinds[kind].entry;
 	if (layout && kind < nlayout && kind != 0 &&
 	    !(layout[kind].info_sz % 4) && !(layout[kind].elem_sz % 4))
 		return layout[kind].info_sz + vlen * layout[kind].elem_sz;
@@ -955,71 +925,27 @@ int btf_add_decl_tag(struct btf *btf, const char *value, uint32_t ref, int compo
 int btf_field_iter_init(struct btf_field_iter *it, struct btf_type *t, enum btf_field_kind which)
 {
 	unsigned kind = btf_kind(t);
+	const struct btf_kind_info *ki;
+	int field;
 
-	memset(it, 0, sizeof(*it));
-	it->words = (uint32_t *)t;
-	it->vlen = btf_vlen(t);
-	it->first = 3;
-	if (which == BTF_FIELD_STRS) {
-		it->fixed[it->nfixed++] = 0;
-		switch (kind) {
-		case BTF_KIND_ENUM:
-		case BTF_KIND_FUNC_PROTO:
-			it->elem_words = 2;
-			break;
-		case BTF_KIND_ENUM64:
-		case BTF_KIND_STRUCT:
-		case BTF_KIND_UNION:
-			it->elem_words = 3;
-			break;
-		case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_FWD:
-		case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
-		case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR:
-		case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
-		case BTF_KIND_TYPE_TAG:
-			break;
-		default:
-			return -EINVAL;
-		}
-		it->elem_field = 0;
-		if (!it->elem_words)
-			it->vlen = 0;
-		return 0;
-	}
-	switch (kind) {
-	case BTF_KIND_INT:
-	case BTF_KIND_FLOAT:
-	case BTF_KIND_ENUM:
-	case BTF_KIND_ENUM64:
-		it->vlen = 0;
-		break;
-	case BTF_KIND_FWD: case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR:
-	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
-		it->fixed[it->nfixed++] = 2;
-		it->vlen = 0;
-		break;
-	case BTF_KIND_ARRAY:
-		it->fixed[it->nfixed++] = 3;
-		it->fixed[it->nfixed++] = 4;
-		it->vlen = 0;
-		break;
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		it->elem_words = 3;
-		it->elem_field = 1;
-		break;
-	case BTF_KIND_FUNC_PROTO:
-		it->fixed[it->nfixed++] = 2;
-		it->elem_words = 2;
-		it->elem_field = 1;
-		break;
-	case BTF_KIND_DATASEC:
-		it->elem_words = 3;
-		it->elem_field = 0;
-		break;
-	default:
+	memset(it, 0, sizeof(*it));	/* a kind the table lacks: no fields */
+	if (!btf_kind_known(kind))
 		return -EINVAL;
+	ki = &btf_kinds[kind];
+	it->words = (uint32_t *)t;
+	it->first = 3 + ki->fixed / 4;
+	it->elem_words = ki->entry / 4;
+	if (which == BTF_FIELD_STRS) {
+		it->fixed[it->nfixed++] = 0;	/* name_off */
+		field = ki->entry_str;
+	} else {
+		for (; it->nfixed < ki->nids; it->nfixed++)
+			it->fixed[it->nfixed] = ki->ids[it->nfixed];
+		field = ki->entry_id;
+	}
+	if (field != BTF_NO_FIELD) {
+		it->elem_field = (uint32_t)field;
+		it->vlen = btf_vlen(t);
 	}
 	return 0;
 }

@@ -36,6 +36,11 @@ static bool goes_to_base(const struct btf_type *t)
 		return true;
 	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
 		return t->name_off != 0;
+	case BTF_KIND_UNKN: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC:
+	case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG:
+		break;
 	}
 	return false;
 }

@@ -217,6 +217,9 @@ static void deps(struct emit *e, uint32_t id, bool complete)
 				deps(e, btf_members(t)[i].type, true);
 		}
 		break;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_FUNC: case BTF_KIND_VAR:
+	case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+		break;
 	}
 	e->depth--;
 }

@@ -187,6 +187,84 @@ TEST(btf_field_iter_order)
 	btf_free(b);
 }
 
+/*
+ * The kind table against the record structs and, kind by kind, the
+ * fields each record of build_all_kinds() (one of each kind) has (written out here, not
+ * read from the table): the iterator and BTF_FOR_EACH_ID agree with both.
+ */
+TEST(btf_kind_table_matches_the_records)
+{
+	/* per kind: ids, strings (name included) of build_all_kinds()'s record */
+	static const uint8_t want[][2] = {
+		[BTF_KIND_INT] = { 0, 1 },	[BTF_KIND_PTR] = { 1, 1 },
+		[BTF_KIND_ARRAY] = { 2, 1 },	[BTF_KIND_STRUCT] = { 2, 3 },
+		[BTF_KIND_UNION] = { 1, 2 },	[BTF_KIND_ENUM] = { 0, 3 },
+		[BTF_KIND_FWD] = { 1, 1 },	[BTF_KIND_TYPEDEF] = { 1, 1 },
+		[BTF_KIND_VOLATILE] = { 1, 1 },	[BTF_KIND_CONST] = { 1, 1 },
+		[BTF_KIND_RESTRICT] = { 1, 1 },	[BTF_KIND_FUNC_PROTO] = { 3, 3 },
+		[BTF_KIND_FUNC] = { 1, 1 },	[BTF_KIND_VAR] = { 1, 1 },
+		[BTF_KIND_DATASEC] = { 1, 1 },	[BTF_KIND_FLOAT] = { 0, 1 },
+		[BTF_KIND_DECL_TAG] = { 1, 1 },	[BTF_KIND_TYPE_TAG] = { 1, 1 },
+		[BTF_KIND_ENUM64] = { 0, 2 },
+	};
+	struct btf *b = build_all_kinds();
+	unsigned k, kinds = 0;
+	uint32_t id;
+
+	REQUIRE(b);
+	CHECK_EQ_U(NR_BTF_KINDS, BTF_KIND_ENUM64 + 1);
+	CHECK_EQ_U(btf_kinds[BTF_KIND_ARRAY].fixed, sizeof(struct btf_array));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_STRUCT].entry, sizeof(struct btf_member));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_UNION].entry, sizeof(struct btf_member));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_ENUM].entry, sizeof(struct btf_enum));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_ENUM64].entry, sizeof(struct btf_enum64));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_FUNC_PROTO].entry, sizeof(struct btf_param));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_DATASEC].entry, sizeof(struct btf_var_secinfo));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_VAR].fixed, sizeof(struct btf_var));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_DECL_TAG].fixed, sizeof(struct btf_decl_tag));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_INT].fixed, 4);
+	for (k = 1; k < NR_BTF_KINDS; k++) {
+		const struct btf_kind_info *ki = &btf_kinds[k];
+		unsigned j;
+
+		CHECK(ki->name && ki->name[0]);
+		/* whole words (the byte swap is per word) */
+		CHECK(ki->fixed % 4 == 0 && ki->entry % 4 == 0);
+		for (j = 0; j < ki->nids; j++)
+			CHECK(ki->ids[j] >= 2 && ki->ids[j] < 3 + ki->fixed / 4);
+		CHECK(ki->entry_id == BTF_NO_FIELD || (ki->entry_id >= 0 && ki->entry_id < ki->entry / 4));
+		CHECK(ki->entry_str == BTF_NO_FIELD || (ki->entry_str >= 0 && ki->entry_str < ki->entry / 4));
+		CHECK(ki->entry || (ki->entry_id == BTF_NO_FIELD && ki->entry_str == BTF_NO_FIELD));
+	}
+	CHECK_STR(btf_kind_str(NR_BTF_KINDS), "UNKNOWN");
+	for (id = 1; id < NR_BTF_KINDS; id++) {
+		struct btf_type *t = btf_type_mut(b, id);
+		uint32_t v[8], *seen[8];
+		unsigned n = 0;
+		int i, nids;
+
+		REQUIRE(t && btf_kind_known(btf_kind(t)));
+		kinds |= 1u << btf_kind(t);
+		nids = count_fields(t, BTF_FIELD_IDS, v, 8);
+		CHECK_EQ_U(nids, want[btf_kind(t)][0]);
+		CHECK_EQ_U(count_fields(t, BTF_FIELD_STRS, v, 8), want[btf_kind(t)][1]);
+#define SEEN(kk) BTF_FOR_EACH_ID((uint32_t *)t, kk, p, if (n < 8) seen[n++] = p)
+		BTF_KIND_DISPATCH(btf_kind(t), SEEN, CHECK(0));
+#undef SEEN
+		CHECK_EQ_U(n, (unsigned)nids);
+		{
+			struct btf_field_iter it;
+			uint32_t *p;
+
+			btf_field_iter_init(&it, t, BTF_FIELD_IDS);
+			for (i = 0; (p = btf_field_iter_next(&it)) && i < (int)n; i++)
+				CHECK(p == seen[i]);
+		}
+	}
+	CHECK_EQ_U(kinds, (1u << NR_BTF_KINDS) - 2);	/* every kind but void */
+	btf_free(b);
+}
+
 static void *swap_blob(const uint8_t *p, size_t len)
 {
 	/* Foreign order: magic u16, version/flags bytes, u32 header words, u32 type words. */

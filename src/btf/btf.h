@@ -250,7 +250,8 @@ static inline const char *btf_kind_str(unsigned kind)
 #define BTF_FOR_EACH_ID(w, k, P, ...)						\
 	do {									\
 		const struct btf_kind_info *ki_ = &btf_kinds[k];		\
-		uint32_t *w_ = (w), j_, n_;					\
+		uint32_t *w_ = (w);						\
+		size_t j_, n_;							\
 										\
 		for (j_ = 0; j_ < ki_->nids; j_++) {				\
 			uint32_t *P = w_ + ki_->ids[j_];			\

@@ -481,7 +481,7 @@ static int check_all_metas(struct vctx *v)
 		left -= sizeof(*t);
 		if (t->info & ~0x9f00ffffu)
 			return finding(v, id, EINVAL, "Invalid btf_info:%x", t->info);
-		if (btf_kind(t) == BTF_KIND_UNKN || btf_kind(t) > BTF_KIND_MAX)
+		if (!btf_kind_known(btf_kind(t)))
 			return finding(v, id, EINVAL, "Invalid kind:%u", btf_kind(t));
 		data = btf_type_data_size(t, NULL, 0);
 		if ((size_t)data > left)

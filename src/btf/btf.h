@@ -266,6 +266,39 @@ static inline const char *btf_kind_str(unsigned kind)
 	} while (0)
 
 /*
+ * Type-id field idx of record t, in field order (as btf_field_iter visits
+ * them), from the kind table; NULL past the last one or for a kind the
+ * table lacks.  btf_id_fields(): how many there are.  btf_id_field_k()
+ * is the same for t of kind k, a known kind: under BTF_KIND_DISPATCH the
+ * table's loads fold.
+ */
+static inline __attribute__((always_inline)) uint32_t *
+btf_id_field_k(struct btf_type *t, enum btf_kind k, unsigned idx)
+{
+	const struct btf_kind_info *ki = &btf_kinds[k];
+
+	if (idx < ki->nids)
+		return (uint32_t *)t + ki->ids[idx];
+	idx -= ki->nids;
+	if (ki->entry_id == BTF_NO_FIELD || idx >= btf_vlen(t))
+		return NULL;
+	return (uint32_t *)t + 3 + ki->fixed / 4 + idx * (ki->entry / 4) + ki->entry_id;
+}
+static inline uint32_t *btf_id_field(struct btf_type *t, unsigned idx)
+{
+	return btf_kind_known(btf_kind(t)) ? btf_id_field_k(t, btf_kind(t), idx) : NULL;
+}
+static inline unsigned btf_id_fields(const struct btf_type *t)
+{
+	const struct btf_kind_info *ki;
+
+	if (!btf_kind_known(btf_kind(t)))
+		return 0;
+	ki = &btf_kinds[btf_kind(t)];
+	return ki->nids + (ki->entry_id == BTF_NO_FIELD ? 0 : btf_vlen(t));
+}
+
+/*
  * Bytes of the record after the 12-byte header, from kind and vlen; -EINVAL
  * for kinds the table does not describe, unless a layout table describes
  * them (layout has nlayout entries indexed by kind).

@@ -183,51 +183,19 @@ static uint64_t local_color(const struct btf *btf, const struct btf_type *t)
 	}
 }
 
-/* Number of references of t and (when out != NULL) the ids, btfcanon's order. */
+/*
+ * Number of references of t and (when out != NULL) the ids, btfcanon's
+ * order: the kind table's type ids in field order, but none for a FWD
+ * (its type word, 0 in valid BTF, is no reference to btfcanon).
+ */
 static unsigned type_refs(const struct btf_type *t, uint32_t *out)
 {
-	unsigned kind = btf_kind(t), vlen = btf_vlen(t), i;
+	unsigned n = btf_kind(t) == BTF_KIND_FWD ? 0 : btf_id_fields(t), i;
 
-	switch (kind) {
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		if (out)
-			for (i = 0; i < vlen; i++)
-				out[i] = btf_members(t)[i].type;
-		return vlen;
-	case BTF_KIND_ARRAY:
-		if (out) {
-			out[0] = btf_array(t)->type;
-			out[1] = btf_array(t)->index_type;
-		}
-		return 2;
-	case BTF_KIND_FUNC_PROTO:
-		if (out) {
-			out[0] = t->type;
-			for (i = 0; i < vlen; i++)
-				out[1 + i] = btf_params(t)[i].type;
-		}
-		return vlen + 1;
-	case BTF_KIND_DATASEC:
-		if (out)
-			for (i = 0; i < vlen; i++)
-				out[i] = btf_secinfos(t)[i].type;
-		return vlen;
-	case BTF_KIND_PTR:
-	case BTF_KIND_CONST:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_TYPE_TAG:
-	case BTF_KIND_FUNC:
-	case BTF_KIND_VAR:
-	case BTF_KIND_DECL_TAG:
-		if (out)
-			out[0] = t->type;
-		return 1;
-	default:
-		return 0;
-	}
+	if (out)
+		for (i = 0; i < n; i++)
+			out[i] = *btf_id_field((struct btf_type *)t, i);
+	return n;
 }
 
 static void side_free(struct side *s)
@@ -948,19 +916,7 @@ static void local_notes(struct notes *ns, const struct btf *a, const struct btf_
 /* Reference slot k of t (btfcanon's order), as type_refs() lists them. */
 static uint32_t ref_at(const struct btf_type *t, unsigned k)
 {
-	switch (btf_kind(t)) {
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		return btf_members(t)[k].type;
-	case BTF_KIND_ARRAY:
-		return k ? btf_array(t)->index_type : btf_array(t)->type;
-	case BTF_KIND_FUNC_PROTO:
-		return k ? btf_params(t)[k - 1].type : t->type;
-	case BTF_KIND_DATASEC:
-		return btf_secinfos(t)[k].type;
-	default:
-		return t->type;
-	}
+	return *btf_id_field((struct btf_type *)t, k);
 }
 
 static bool own_anon(const struct btf *btf, uint32_t id)

@@ -822,15 +822,21 @@ int btf_add_fwd(struct btf *btf, const char *name, unsigned fwd_kind)
 {
 	if (empty(name))
 		return bad(btf, "fwd", "empty name");
-	switch (fwd_kind) {
+	switch ((enum btf_kind)fwd_kind) {
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
 		return add_common(btf, BTF_KIND_FWD, name, fwd_kind == BTF_KIND_UNION, 0, 0, 0, NULL);
 	case BTF_KIND_ENUM:
 		return btf_add_enum(btf, name, 4);
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR:
+	case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+	case BTF_KIND_ENUM64:
 	default:
-		return bad(btf, "fwd", "invalid forward kind %llu", (unsigned long long)(fwd_kind));
+		break;
 	}
+	return bad(btf, "fwd", "invalid forward kind %llu", (unsigned long long)(fwd_kind));
 }
 
 int btf_add_func(struct btf *btf, const char *name, unsigned linkage, uint32_t proto)

@@ -192,14 +192,35 @@ static inline uint32_t btf_member_bitfield_size(const struct btf_type *t, const 
 {
 	return btf_kflag(t) ? BTF_MEMBER_BITFIELD_SIZE(m->offset) : 0;
 }
-static inline bool btf_is_modifier_kind(unsigned k)
+/* Kinds that only qualify or name their `type` (the kernel's modifiers). */
+static inline bool btf_is_modifier_kind(enum btf_kind k)
 {
-	return k == BTF_KIND_TYPEDEF || k == BTF_KIND_VOLATILE || k == BTF_KIND_CONST ||
-	       k == BTF_KIND_RESTRICT || k == BTF_KIND_TYPE_TAG;
+	switch (k) {
+	case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_TYPE_TAG:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD:
+	case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
-static inline bool btf_is_composite_kind(unsigned k)
+/* Kinds whose entries are members (struct btf_member). */
+static inline bool btf_is_composite_kind(enum btf_kind k)
 {
-	return k == BTF_KIND_STRUCT || k == BTF_KIND_UNION;
+	switch (k) {
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO:
+	case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
 /* "INT", "PTR", ... or "UNKNOWN" for kinds > BTF_KIND_MAX. */

@@ -80,7 +80,8 @@ static unsigned linkage_class(uint32_t l)
 
 static uint64_t local_color(const struct btf *btf, const struct btf_type *t)
 {
-	unsigned kind = btf_kind(t), vlen = btf_vlen(t), i;
+	enum btf_kind kind = btf_kind(t);
+	unsigned vlen = btf_vlen(t), i;
 	uint64_t h = hash_combine(SEED_LOCAL, kind);
 
 	switch (kind) {
@@ -173,6 +174,7 @@ static uint64_t local_color(const struct btf *btf, const struct btf_type *t)
 	case BTF_KIND_DECL_TAG:
 		return hash_combine(hname(h, btf, t->name_off),
 				    (uint32_t)btf_decl_tag(t)->component_idx);
+	case BTF_KIND_UNKN:
 	default: {
 		/* Kinds the parser let through via a layout table: all words. */
 		size_t words = btf_type_size(t) / 4;
@@ -755,6 +757,10 @@ static void slot_str(struct sbuf *sb, const struct btf *btf, const struct btf_ty
 	case BTF_KIND_PTR:
 		sb_printf(sb, "target");
 		break;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_ENUM: case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_VAR: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
 	default:
 		sb_printf(sb, "type");
 		break;
@@ -800,7 +806,8 @@ static bool same_name(const struct btf *a, uint32_t oa, const struct btf *b, uin
 static void local_notes(struct notes *ns, const struct btf *a, const struct btf_type *ta,
 			const struct btf *b, const struct btf_type *tb)
 {
-	unsigned kind = btf_kind(ta), va = btf_vlen(ta), vb = btf_vlen(tb), i;
+	enum btf_kind kind = btf_kind(ta);
+	unsigned va = btf_vlen(ta), vb = btf_vlen(tb), i;
 
 	if (kind != btf_kind(tb)) {
 		note(ns, "kind %s -> %s", btf_kind_str(kind), btf_kind_str(btf_kind(tb)));
@@ -908,6 +915,8 @@ static void local_notes(struct notes *ns, const struct btf *a, const struct btf_
 			note(ns, "component_idx %d -> %d", btf_decl_tag(ta)->component_idx,
 			     btf_decl_tag(tb)->component_idx);
 		break;
+	case BTF_KIND_UNKN: case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_TYPE_TAG:
 	default:
 		break;
 	}

@@ -53,7 +53,8 @@ static const char *linkage_str(uint32_t l)
 
 static void raw_type(FILE *f, const struct btf *btf, uint32_t id, const struct btf_type *t)
 {
-	unsigned kind = btf_kind(t), vlen = btf_vlen(t), i;
+	enum btf_kind kind = btf_kind(t);
+	unsigned vlen = btf_vlen(t), i;
 
 	fprintf(f, "[%u] %s '%s'", id, btf_kind_str(kind), sname(btf, t->name_off));
 	switch (kind) {
@@ -161,6 +162,7 @@ static void raw_type(FILE *f, const struct btf *btf, uint32_t id, const struct b
 	case BTF_KIND_DECL_TAG:
 		fprintf(f, " type_id=%u component_idx=%d", t->type, btf_decl_tag(t)->component_idx);
 		break;
+	case BTF_KIND_UNKN:
 	default:
 		break;
 	}
@@ -214,7 +216,8 @@ static void js(FILE *f, const char *k, const char *v)
 
 static void json_type(FILE *f, const struct btf *btf, uint32_t id, const struct btf_type *t)
 {
-	unsigned kind = btf_kind(t), vlen = btf_vlen(t), i;
+	enum btf_kind kind = btf_kind(t);
+	unsigned vlen = btf_vlen(t), i;
 
 	fprintf(f, "{\"id\":%u", id);
 	js(f, "kind", btf_kind_str(kind));
@@ -342,6 +345,7 @@ static void json_type(FILE *f, const struct btf *btf, uint32_t id, const struct 
 		ju(f, "type_id", t->type);
 		ji(f, "component_idx", btf_decl_tag(t)->component_idx);
 		break;
+	case BTF_KIND_UNKN:
 	default:
 		break;
 	}

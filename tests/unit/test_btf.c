@@ -4,6 +4,7 @@
 
 #include "base/mem.h"
 #include "btf/btf.h"
+#include "btf/dump.h"
 
 /* A small BTF with every kind, its index built as it grows or at the end. */
 static struct btf *build_kinds(bool defer_index)
@@ -262,6 +263,86 @@ TEST(btf_kind_table_matches_the_records)
 		}
 	}
 	CHECK_EQ_U(kinds, (1u << NR_BTF_KINDS) - 2);	/* every kind but void */
+	btf_free(b);
+}
+
+struct textbuf {
+	char *p;
+	size_t len, cap;
+	int fail_after;		/* emit calls before an error; -1 never */
+};
+
+static int text_emit(void *ctx, const char *s, size_t n)
+{
+	struct textbuf *b = ctx;
+
+	if (b->fail_after >= 0 && b->fail_after-- == 0)
+		return -EIO;
+	if (VEC_RESERVE(b->p, b->cap, b->len + n + 1))
+		return -ENOMEM;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+	return 0;
+}
+
+/*
+ * The raw and JSON dumps of one record of each kind, as bpftool v7.1
+ * prints them (its output for this BTF, checked once; t_btf.sh compares
+ * whole kernels), and a failing emit ends a dump with its error.
+ */
+TEST(btf_dump_raw_and_json_of_every_kind)
+{
+	static const char raw[] =
+		"[1] INT 'int' size=4 bits_offset=0 nr_bits=32 encoding=SIGNED\n"
+		"[2] PTR '(anon)' type_id=1\n"
+		"[3] ARRAY '(anon)' type_id=1 index_type_id=1 nr_elems=10\n"
+		"[4] STRUCT 's' size=8 vlen=2\n"
+		"\t'a' type_id=1 bits_offset=0\n"
+		"\t'b' type_id=1 bits_offset=32 bitfield_size=3\n"
+		"[5] UNION 'u' size=4 vlen=1\n"
+		"\t'x' type_id=1 bits_offset=0\n"
+		"[6] ENUM 'e' encoding=SIGNED size=4 vlen=2\n"
+		"\t'E0' val=0\n"
+		"\t'EM' val=-1\n"
+		"[7] FWD 'fw' fwd_kind=union\n"
+		"[8] TYPEDEF 'int_t' type_id=1\n"
+		"[9] VOLATILE '(anon)' type_id=1\n"
+		"[10] CONST '(anon)' type_id=1\n"
+		"[11] RESTRICT '(anon)' type_id=2\n"
+		"[12] FUNC_PROTO '(anon)' ret_type_id=1 vlen=2\n"
+		"\t'p' type_id=1\n"
+		"\t'(anon)' type_id=0\n"
+		"[13] FUNC 'f' type_id=12 linkage=global\n"
+		"[14] VAR 'v' type_id=1, linkage=global\n"
+		"[15] DATASEC '.data' size=4 vlen=1\n"
+		"\ttype_id=14 offset=0 size=4 (VAR 'v')\n"
+		"[16] FLOAT 'double' size=8\n"
+		"[17] DECL_TAG 'tag' type_id=4 component_idx=1\n"
+		"[18] TYPE_TAG 'user' type_id=1\n"
+		"[19] ENUM64 'e64' encoding=UNSIGNED size=8 vlen=1\n"
+		"\t'BIG' val=4294967296ULL\n";
+	static const char json_head[] = "{\"types\":[{\"id\":1,\"kind\":\"INT\",\"name\":\"int\",";
+	static const char json_tail[] =
+		"{\"id\":19,\"kind\":\"ENUM64\",\"name\":\"e64\",\"encoding\":\"UNSIGNED\",\"size\":8,"
+		"\"vlen\":1,\"values\":[{\"name\":\"BIG\",\"val\":4294967296}]}]}\n";
+	struct btf *b = build_all_kinds();
+	struct textbuf t = { .fail_after = -1 };
+	struct diag d = { 0 };
+
+	REQUIRE(b);
+	CHECK_EQ_U(btf_dump_raw(b, text_emit, &t, &d), 0);
+	REQUIRE(t.p);
+	CHECK_STR(t.p, raw);
+	t.len = 0;
+	CHECK_EQ_U(btf_dump_json(b, text_emit, &t, &d), 0);
+	CHECK_EQ_U(t.len, 1580);
+	CHECK(!strncmp(t.p, json_head, strlen(json_head)));
+	CHECK(t.len > strlen(json_tail) && !strcmp(t.p + t.len - strlen(json_tail), json_tail));
+	t.fail_after = 0;
+	CHECK(btf_dump_raw(b, text_emit, &t, &d) == -EIO);
+	CHECK(strstr(d.msg, "output failed") != NULL);
+	mem_free(t.p);
 	btf_free(b);
 }
 

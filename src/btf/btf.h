@@ -233,29 +233,36 @@ static inline const char *btf_kind_str(unsigned kind)
  * Code specialised per kind, for hot loops over records: a switch over
  * every kind that runs CASE(k) with k a constant, so that what CASE reads
  * of btf_kinds[k] folds away; OTHER for void and for kinds the table does
- * not describe.  CASE(k) and OTHER are statements.
+ * not describe.  CASE(k) and OTHER are statements.  A kind without a row
+ * in btf_kinds[] is a build error here (a negative array size), not a
+ * read past the table.
  */
+#define BTF_KIND_CASE_(k, CASE)							\
+	case k:									\
+		(void)sizeof(char[(k) < NR_BTF_KINDS ? 1 : -1]);		\
+		CASE(k);							\
+		break;
 #define BTF_KIND_DISPATCH(kind, CASE, OTHER)					\
 	switch ((enum btf_kind)(kind)) {					\
-	case BTF_KIND_INT: CASE(BTF_KIND_INT); break;				\
-	case BTF_KIND_PTR: CASE(BTF_KIND_PTR); break;				\
-	case BTF_KIND_ARRAY: CASE(BTF_KIND_ARRAY); break;			\
-	case BTF_KIND_STRUCT: CASE(BTF_KIND_STRUCT); break;			\
-	case BTF_KIND_UNION: CASE(BTF_KIND_UNION); break;			\
-	case BTF_KIND_ENUM: CASE(BTF_KIND_ENUM); break;				\
-	case BTF_KIND_FWD: CASE(BTF_KIND_FWD); break;				\
-	case BTF_KIND_TYPEDEF: CASE(BTF_KIND_TYPEDEF); break;			\
-	case BTF_KIND_VOLATILE: CASE(BTF_KIND_VOLATILE); break;			\
-	case BTF_KIND_CONST: CASE(BTF_KIND_CONST); break;			\
-	case BTF_KIND_RESTRICT: CASE(BTF_KIND_RESTRICT); break;			\
-	case BTF_KIND_FUNC: CASE(BTF_KIND_FUNC); break;				\
-	case BTF_KIND_FUNC_PROTO: CASE(BTF_KIND_FUNC_PROTO); break;		\
-	case BTF_KIND_VAR: CASE(BTF_KIND_VAR); break;				\
-	case BTF_KIND_DATASEC: CASE(BTF_KIND_DATASEC); break;			\
-	case BTF_KIND_FLOAT: CASE(BTF_KIND_FLOAT); break;			\
-	case BTF_KIND_DECL_TAG: CASE(BTF_KIND_DECL_TAG); break;			\
-	case BTF_KIND_TYPE_TAG: CASE(BTF_KIND_TYPE_TAG); break;			\
-	case BTF_KIND_ENUM64: CASE(BTF_KIND_ENUM64); break;			\
+	BTF_KIND_CASE_(BTF_KIND_INT, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_PTR, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_ARRAY, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_STRUCT, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_UNION, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_ENUM, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_FWD, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_TYPEDEF, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_VOLATILE, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_CONST, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_RESTRICT, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_FUNC, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_FUNC_PROTO, CASE)				\
+	BTF_KIND_CASE_(BTF_KIND_VAR, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_DATASEC, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_FLOAT, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_DECL_TAG, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_TYPE_TAG, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_ENUM64, CASE)					\
 	case BTF_KIND_UNKN:							\
 	default:								\
 		OTHER;								\

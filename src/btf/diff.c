@@ -686,7 +686,7 @@ static void PRINTF_LIKE(2, 3) sb_printf(struct sbuf *sb, const char *fmt, ...)
 static void type_str(struct sbuf *sb, const struct btf *btf, uint32_t id, int depth)
 {
 	const struct btf_type *t = btf_type_by_id(btf, id);
-	unsigned kind;
+	enum btf_kind kind;
 
 	if (!id) {
 		sb_printf(sb, "void");
@@ -704,15 +704,22 @@ static void type_str(struct sbuf *sb, const struct btf *btf, uint32_t id, int de
 	sb_printf(sb, "%s", btf_kind_str(kind));
 	if (depth >= 4)
 		return;
-	if (kind == BTF_KIND_PTR || kind == BTF_KIND_CONST || kind == BTF_KIND_VOLATILE ||
-	    kind == BTF_KIND_RESTRICT) {
+	switch (kind) {
+	case BTF_KIND_PTR: case BTF_KIND_CONST: case BTF_KIND_VOLATILE: case BTF_KIND_RESTRICT:
 		sb_printf(sb, " to ");
 		type_str(sb, btf, t->type, depth + 1);
-	} else if (kind == BTF_KIND_ARRAY) {
+		break;
+	case BTF_KIND_ARRAY:
 		sb_printf(sb, "[%u] of ", btf_array(t)->nelems);
 		type_str(sb, btf, btf_array(t)->type, depth + 1);
-	} else {
+		break;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+	case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_FUNC:
+	case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_FLOAT:
+	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+	default:
 		sb_printf(sb, " (anon)");
+		break;
 	}
 }
 

@@ -598,13 +598,27 @@ static void emit_mods(struct dumper *dp, struct idstack *s)
 	}
 }
 
+/* Qualifiers and type tags: what drop_mods() takes off a declarator chain. */
+static bool is_qualifier(enum btf_kind k)
+{
+	switch (k) {
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR:
+	case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
+}
+
 static void drop_mods(struct dumper *dp, struct idstack *s)
 {
 	while (s->cnt) {
-		unsigned k = btf_kind(btf_type_by_id(dp->btf, s->ids[s->cnt - 1]));
-
-		if (k != BTF_KIND_VOLATILE && k != BTF_KIND_CONST && k != BTF_KIND_RESTRICT &&
-		    k != BTF_KIND_TYPE_TAG)
+		if (!is_qualifier(btf_kind(btf_type_by_id(dp->btf, s->ids[s->cnt - 1]))))
 			return;
 		s->cnt--;
 	}

@@ -372,8 +372,20 @@ static void body(struct emit *e, uint32_t id, int indent)
 static void ensure(struct emit *e, uint32_t id, bool complete)
 {
 	const struct btf_type *t = btf_type_by_id(e->l->btf, id);
-	unsigned k = btf_kind(t);
-	bool agg = k == BTF_KIND_STRUCT || k == BTF_KIND_UNION || k == BTF_KIND_FWD;
+	enum btf_kind k = btf_kind(t);
+	bool agg = false;	/* declared by tag: struct x; */
+
+	switch (k) {
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_FWD:
+		agg = true;
+		break;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_ENUM: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR:
+	case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+	case BTF_KIND_ENUM64:
+		break;
+	}
 
 	if (agg && (!complete || k == BTF_KIND_FWD || (e->state[id] & 3) == 2)) {
 		/* declared once, unless defined already; one being defined (its

@@ -213,30 +213,95 @@ static inline enum btf_kind K(const struct btf_type *t) { return btf_kind(t); }
 
 bool pt_is_struct(const struct btf_type *t)
 {
-	return t && (K(t) == BTF_KIND_STRUCT || (K(t) == BTF_KIND_FWD && !btf_kflag(t)));
+	if (!t)
+		return false;
+	switch (K(t)) {
+	case BTF_KIND_STRUCT:
+		return true;
+	case BTF_KIND_FWD:
+		return !btf_kflag(t);
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC:
+	case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+	case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
 bool pt_is_union(const struct btf_type *t)
 {
-	return t && (K(t) == BTF_KIND_UNION || (K(t) == BTF_KIND_FWD && btf_kflag(t)));
+	if (!t)
+		return false;
+	switch (K(t)) {
+	case BTF_KIND_UNION:
+		return true;
+	case BTF_KIND_FWD:
+		return btf_kflag(t);
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_STRUCT: case BTF_KIND_ENUM: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+	case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
 static bool pt_is_enum(const struct btf_type *t)
 {
-	return t && (K(t) == BTF_KIND_ENUM || K(t) == BTF_KIND_ENUM64);
+	if (!t)
+		return false;
+	switch (K(t)) {
+	case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+		break;
+	}
+	return false;
 }
 
 static bool pt_is_typedef(const struct btf_type *t) { return t && K(t) == BTF_KIND_TYPEDEF; }
 static bool pt_is_pointer(const struct btf_type *t) { return t && K(t) == BTF_KIND_PTR; }
 static bool pt_is_base(const struct btf_type *t)
 {
-	return t && (K(t) == BTF_KIND_INT || K(t) == BTF_KIND_FLOAT);
+	if (!t)
+		return false;
+	switch (K(t)) {
+	case BTF_KIND_INT: case BTF_KIND_FLOAT:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
 static bool pt_is_modifier(const struct btf_type *t)
 {
-	return t && (K(t) == BTF_KIND_CONST || K(t) == BTF_KIND_VOLATILE ||
-		     K(t) == BTF_KIND_RESTRICT);
+	if (!t)
+		return false;
+	switch (K(t)) {
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR:
+	case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
 /* tag->type */

@@ -18,7 +18,7 @@ PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -lz -lzstd)
 
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-            -Wshadow -Wformat=2 -Wvla -Werror
+            -Wshadow -Wformat=2 -Wvla -Wswitch-enum -Werror
 CFLAGS   ?= $(OPT) -g
 ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) \
               -fno-strict-aliasing -pthread -MMD -MP

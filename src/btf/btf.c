@@ -9,43 +9,23 @@
 #include "base/pool.h"
 #include "btf/btf_internal.h"
 
-static const char *const kind_names[NR_BTF_KINDS] = {
-	[BTF_KIND_UNKN] = "UNKNOWN",	[BTF_KIND_INT] = "INT",
-	[BTF_KIND_PTR] = "PTR",		[BTF_KIND_ARRAY] = "ARRAY",
-	[BTF_KIND_STRUCT] = "STRUCT",	[BTF_KIND_UNION] = "UNION",
-	[BTF_KIND_ENUM] = "ENUM",	[BTF_KIND_FWD] = "FWD",
-	[BTF_KIND_TYPEDEF] = "TYPEDEF",	[BTF_KIND_VOLATILE] = "VOLATILE",
-	[BTF_KIND_CONST] = "CONST",	[BTF_KIND_RESTRICT] = "RESTRICT",
-	[BTF_KIND_FUNC] = "FUNC",	[BTF_KIND_FUNC_PROTO] = "FUNC_PROTO",
-	[BTF_KIND_VAR] = "VAR",		[BTF_KIND_DATASEC] = "DATASEC",
-	[BTF_KIND_FLOAT] = "FLOAT",	[BTF_KIND_DECL_TAG] = "DECL_TAG",
-	[BTF_KIND_TYPE_TAG] = "TYPE_TAG", [BTF_KIND_ENUM64] = "ENUM64",
-};
-
-const char *btf_kind_str(unsigned kind)
-{
-	return kind <= BTF_KIND_MAX ? kind_names[kind] : "UNKNOWN";
-}
-
-/* Bytes after the header per kind: fixed part, and per vlen element. */
-static const uint8_t kind_fixed[NR_BTF_KINDS] = {
-	[BTF_KIND_INT] = 4, [BTF_KIND_VAR] = 4, [BTF_KIND_DECL_TAG] = 4,
-	[BTF_KIND_ARRAY] = sizeof(struct btf_array),
-};
-static const uint8_t kind_elem[NR_BTF_KINDS] = {
-	[BTF_KIND_STRUCT] = sizeof(struct btf_member), [BTF_KIND_UNION] = sizeof(struct btf_member),
-	[BTF_KIND_ENUM] = sizeof(struct btf_enum), [BTF_KIND_ENUM64] = sizeof(struct btf_enum64),
-	[BTF_KIND_FUNC_PROTO] = sizeof(struct btf_param),
-	[BTF_KIND_DATASEC] = sizeof(struct btf_var_secinfo),
-};
-
 int btf_type_data_size(const struct btf_type *t, const struct btf_layout *layout,
 		       size_t nlayout)
 {
 	unsigned kind = btf_kind(t), vlen = btf_vlen(t);
+	int fixed, entry;
 
-	if (kind != BTF_KIND_UNKN && kind < NR_BTF_KINDS)	/* a table: every type of every parse */
-		return kind_fixed[kind] + (int)vlen * kind_elem[kind];
+	/*
+	 * Every type of every parse and index build: per kind constants,
+	 * which the compiler turns into lookup arrays of its own (a load
+	 * from btf_kinds[] costs 2 more instructions per record: its
+	 * 16-byte rows need the index scaled apart).
+	 */
+#define SIZES(k) (fixed = btf_kinds[k].fixed, entry = btf_kinds[k].entry)
+	BTF_KIND_DISPATCH(kind, SIZES, goto other)
+#undef SIZES
+	return fixed + (int)vlen * entry;
+other:
 	if (layout && kind < nlayout && kind != 0 &&
 	    !(layout[kind].info_sz % 4) && !(layout[kind].elem_sz % 4))
 		return layout[kind].info_sz + vlen * layout[kind].elem_sz;
@@ -842,15 +822,21 @@ int btf_add_fwd(struct btf *btf, const char *name, unsigned fwd_kind)
 {
 	if (empty(name))
 		return bad(btf, "fwd", "empty name");
-	switch (fwd_kind) {
+	switch ((enum btf_kind)fwd_kind) {
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
 		return add_common(btf, BTF_KIND_FWD, name, fwd_kind == BTF_KIND_UNION, 0, 0, 0, NULL);
 	case BTF_KIND_ENUM:
 		return btf_add_enum(btf, name, 4);
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR:
+	case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+	case BTF_KIND_ENUM64:
 	default:
-		return bad(btf, "fwd", "invalid forward kind %llu", (unsigned long long)(fwd_kind));
+		break;
 	}
+	return bad(btf, "fwd", "invalid forward kind %llu", (unsigned long long)(fwd_kind));
 }
 
 int btf_add_func(struct btf *btf, const char *name, unsigned linkage, uint32_t proto)
@@ -952,77 +938,46 @@ int btf_add_decl_tag(struct btf *btf, const char *value, uint32_t ref, int compo
 
 /* ---- field iteration -------------------------------------------------- */
 
+/*
+ * The iterator's set-up for a record of kind k (a constant under
+ * BTF_KIND_DISPATCH: each kind's set-up is a few constant stores, as
+ * dedup's passes over every record want).
+ */
+#define ITER_ENTRIES(k, field)							\
+	do {									\
+		if (btf_kinds[k].field != BTF_NO_FIELD) {			\
+			it->first = 3 + btf_kinds[k].fixed / 4;			\
+			it->elem_words = btf_kinds[k].entry / 4;		\
+			it->elem_field = (uint32_t)btf_kinds[k].field;		\
+			it->vlen = btf_vlen(t);					\
+		}								\
+	} while (0)
+#define ITER_STRS(k)								\
+	do {									\
+		it->fixed[it->nfixed++] = 0;	/* name_off */			\
+		ITER_ENTRIES(k, entry_str);					\
+	} while (0)
+#define ITER_IDS(k)								\
+	do {									\
+		for (; it->nfixed < btf_kinds[k].nids; it->nfixed++)		\
+			it->fixed[it->nfixed] = btf_kinds[k].ids[it->nfixed];	\
+		ITER_ENTRIES(k, entry_id);					\
+	} while (0)
+
 int btf_field_iter_init(struct btf_field_iter *it, struct btf_type *t, enum btf_field_kind which)
 {
-	unsigned kind = btf_kind(t);
-
-	memset(it, 0, sizeof(*it));
+	memset(it, 0, sizeof(*it));	/* a kind the table lacks: no fields */
 	it->words = (uint32_t *)t;
-	it->vlen = btf_vlen(t);
-	it->first = 3;
 	if (which == BTF_FIELD_STRS) {
-		it->fixed[it->nfixed++] = 0;
-		switch (kind) {
-		case BTF_KIND_ENUM:
-		case BTF_KIND_FUNC_PROTO:
-			it->elem_words = 2;
-			break;
-		case BTF_KIND_ENUM64:
-		case BTF_KIND_STRUCT:
-		case BTF_KIND_UNION:
-			it->elem_words = 3;
-			break;
-		case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_FWD:
-		case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
-		case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR:
-		case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
-		case BTF_KIND_TYPE_TAG:
-			break;
-		default:
-			return -EINVAL;
-		}
-		it->elem_field = 0;
-		if (!it->elem_words)
-			it->vlen = 0;
-		return 0;
-	}
-	switch (kind) {
-	case BTF_KIND_INT:
-	case BTF_KIND_FLOAT:
-	case BTF_KIND_ENUM:
-	case BTF_KIND_ENUM64:
-		it->vlen = 0;
-		break;
-	case BTF_KIND_FWD: case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR:
-	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
-		it->fixed[it->nfixed++] = 2;
-		it->vlen = 0;
-		break;
-	case BTF_KIND_ARRAY:
-		it->fixed[it->nfixed++] = 3;
-		it->fixed[it->nfixed++] = 4;
-		it->vlen = 0;
-		break;
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		it->elem_words = 3;
-		it->elem_field = 1;
-		break;
-	case BTF_KIND_FUNC_PROTO:
-		it->fixed[it->nfixed++] = 2;
-		it->elem_words = 2;
-		it->elem_field = 1;
-		break;
-	case BTF_KIND_DATASEC:
-		it->elem_words = 3;
-		it->elem_field = 0;
-		break;
-	default:
-		return -EINVAL;
+		BTF_KIND_DISPATCH(btf_kind(t), ITER_STRS, return -EINVAL)
+	} else {
+		BTF_KIND_DISPATCH(btf_kind(t), ITER_IDS, return -EINVAL)
 	}
 	return 0;
 }
+#undef ITER_ENTRIES
+#undef ITER_STRS
+#undef ITER_IDS
 
 uint32_t *btf_field_iter_next(struct btf_field_iter *it)
 {

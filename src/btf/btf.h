@@ -30,8 +30,15 @@
 #define BTF_MAX_NAME_OFFSET	0x00ffffff	/* kernel limit on string offsets */
 #define BTF_MAX_VLEN		0xffff
 
-enum {
-	BTF_KIND_UNKN		= 0,
+/*
+ * The kinds.  Adding one: ARCHITECTURE.md, "How to add a BTF kind".
+ * Switches on a kind switch on this type and list every kind (the build
+ * has -Wswitch-enum), so a new kind makes the compiler list each of them.
+ * Values from a blob may be any 5-bit number: such switches keep a
+ * default for kinds no table row describes.
+ */
+enum btf_kind {
+	BTF_KIND_UNKN		= 0,	/* void: id 0, never a record */
 	BTF_KIND_INT		= 1,
 	BTF_KIND_PTR		= 2,
 	BTF_KIND_ARRAY		= 3,
@@ -51,9 +58,65 @@ enum {
 	BTF_KIND_DECL_TAG	= 17,
 	BTF_KIND_TYPE_TAG	= 18,
 	BTF_KIND_ENUM64		= 19,
-	NR_BTF_KINDS,
-	BTF_KIND_MAX		= NR_BTF_KINDS - 1,
 };
+
+/*
+ * The kind table: what every part of btfc knows of a kind's record,
+ * indexed by kind.  A record is the 12-byte header (name_off, info,
+ * size/type: words 0-2), `fixed` bytes, then vlen entries of `entry`
+ * bytes.  Word 0 is a string offset for every kind; the other string
+ * offsets and the type ids are the fields below.  Every field of every
+ * record is a 32-bit word, so a byte swap is one per word (parse.c,
+ * write.c, validate.c) whatever the kind.
+ *
+ * It lives in this header, static, so that code specialised per kind
+ * (BTF_KIND_DISPATCH) reads it as constants: the loads fold away and a
+ * hot loop gets the code a hand-written switch would have.
+ */
+#define BTF_NO_FIELD	(-1)
+struct btf_kind_info {
+	const char *name;	/* "INT", "FUNC_PROTO"...: as bpftool prints it */
+	uint8_t fixed;		/* bytes after the header, before the entries */
+	uint8_t entry;		/* bytes per vlen entry; 0: vlen counts no entries */
+	uint8_t nids;		/* type ids outside the entries: */
+	uint8_t ids[2];		/* their word indexes (2: the header's `type`) */
+	int8_t entry_id;	/* word of an entry holding a type id, or BTF_NO_FIELD */
+	int8_t entry_str;	/* word of an entry holding a string offset, or BTF_NO_FIELD */
+};
+
+static const struct btf_kind_info btf_kinds[] = {
+	/*			name		fixed	entry	nids	ids	entry_id	entry_str */
+	[BTF_KIND_UNKN]	      = { "UNKNOWN",	0,	0,	0,	{ 0 },	BTF_NO_FIELD,	BTF_NO_FIELD },
+	[BTF_KIND_INT]	      = { "INT",	4,	0,	0,	{ 0 },	BTF_NO_FIELD,	BTF_NO_FIELD },
+	[BTF_KIND_PTR]	      = { "PTR",	0,	0,	1,	{ 2 },	BTF_NO_FIELD,	BTF_NO_FIELD },
+	[BTF_KIND_ARRAY]      = { "ARRAY",	12,	0,	2,	{ 3, 4 }, BTF_NO_FIELD,	BTF_NO_FIELD },
+	[BTF_KIND_STRUCT]     = { "STRUCT",	0,	12,	0,	{ 0 },	1,		0 },
+	[BTF_KIND_UNION]      = { "UNION",	0,	12,	0,	{ 0 },	1,		0 },
+	[BTF_KIND_ENUM]	      = { "ENUM",	0,	8,	0,	{ 0 },	BTF_NO_FIELD,	0 },
+	[BTF_KIND_FWD]	      = { "FWD",	0,	0,	1,	{ 2 },	BTF_NO_FIELD,	BTF_NO_FIELD },
+	[BTF_KIND_TYPEDEF]    = { "TYPEDEF",	0,	0,	1,	{ 2 },	BTF_NO_FIELD,	BTF_NO_FIELD },
+	[BTF_KIND_VOLATILE]   = { "VOLATILE",	0,	0,	1,	{ 2 },	BTF_NO_FIELD,	BTF_NO_FIELD },
+	[BTF_KIND_CONST]      = { "CONST",	0,	0,	1,	{ 2 },	BTF_NO_FIELD,	BTF_NO_FIELD },
+	[BTF_KIND_RESTRICT]   = { "RESTRICT",	0,	0,	1,	{ 2 },	BTF_NO_FIELD,	BTF_NO_FIELD },
+	[BTF_KIND_FUNC]	      = { "FUNC",	0,	0,	1,	{ 2 },	BTF_NO_FIELD,	BTF_NO_FIELD },
+	[BTF_KIND_FUNC_PROTO] = { "FUNC_PROTO",	0,	8,	1,	{ 2 },	1,		0 },
+	[BTF_KIND_VAR]	      = { "VAR",	4,	0,	1,	{ 2 },	BTF_NO_FIELD,	BTF_NO_FIELD },
+	[BTF_KIND_DATASEC]    = { "DATASEC",	0,	12,	0,	{ 0 },	0,		BTF_NO_FIELD },
+	[BTF_KIND_FLOAT]      = { "FLOAT",	0,	0,	0,	{ 0 },	BTF_NO_FIELD,	BTF_NO_FIELD },
+	[BTF_KIND_DECL_TAG]   = { "DECL_TAG",	4,	0,	1,	{ 2 },	BTF_NO_FIELD,	BTF_NO_FIELD },
+	[BTF_KIND_TYPE_TAG]   = { "TYPE_TAG",	0,	0,	1,	{ 2 },	BTF_NO_FIELD,	BTF_NO_FIELD },
+	[BTF_KIND_ENUM64]     = { "ENUM64",	0,	12,	0,	{ 0 },	BTF_NO_FIELD,	0 },
+};
+
+/* Kinds with a row (the table's size follows its last row): 1..BTF_KIND_MAX are records. */
+#define NR_BTF_KINDS	((unsigned)(sizeof(btf_kinds) / sizeof(btf_kinds[0])))
+#define BTF_KIND_MAX	(NR_BTF_KINDS - 1)
+
+/* Does the table describe kind k's record?  (Not void, not beyond the table.) */
+static inline bool btf_kind_known(unsigned k)
+{
+	return k != BTF_KIND_UNKN && k < NR_BTF_KINDS;
+}
 
 /* INT encoding bits (bits 24..27 of the encoding word). */
 #define BTF_INT_SIGNED	(1 << 0)
@@ -105,7 +168,7 @@ struct btf_layout { uint8_t info_sz, elem_sz; uint16_t flags; };
 #define BTF_MEMBER_BITFIELD_SIZE(o)	((o) >> 24)
 #define BTF_MEMBER_BIT_OFFSET(o)	((o) & 0xffffff)
 
-static inline unsigned btf_kind(const struct btf_type *t) { return BTF_INFO_KIND(t->info); }
+static inline enum btf_kind btf_kind(const struct btf_type *t) { return BTF_INFO_KIND(t->info); }
 static inline unsigned btf_vlen(const struct btf_type *t) { return BTF_INFO_VLEN(t->info); }
 static inline bool btf_kflag(const struct btf_type *t) { return BTF_INFO_KFLAG(t->info); }
 static inline uint32_t btf_int_word(const struct btf_type *t) { return *(const uint32_t *)(t + 1); }
@@ -129,23 +192,144 @@ static inline uint32_t btf_member_bitfield_size(const struct btf_type *t, const 
 {
 	return btf_kflag(t) ? BTF_MEMBER_BITFIELD_SIZE(m->offset) : 0;
 }
-static inline bool btf_is_modifier_kind(unsigned k)
+/* Kinds that only qualify or name their `type` (the kernel's modifiers). */
+static inline bool btf_is_modifier_kind(enum btf_kind k)
 {
-	return k == BTF_KIND_TYPEDEF || k == BTF_KIND_VOLATILE || k == BTF_KIND_CONST ||
-	       k == BTF_KIND_RESTRICT || k == BTF_KIND_TYPE_TAG;
+	switch (k) {
+	case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_TYPE_TAG:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD:
+	case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
-static inline bool btf_is_composite_kind(unsigned k)
+/* Kinds whose entries are members (struct btf_member). */
+static inline bool btf_is_composite_kind(enum btf_kind k)
 {
-	return k == BTF_KIND_STRUCT || k == BTF_KIND_UNION;
+	switch (k) {
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO:
+	case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
 /* "INT", "PTR", ... or "UNKNOWN" for kinds > BTF_KIND_MAX. */
-const char *btf_kind_str(unsigned kind);
+static inline const char *btf_kind_str(unsigned kind)
+{
+	return kind < NR_BTF_KINDS ? btf_kinds[kind].name : "UNKNOWN";
+}
+
+/*
+ * Code specialised per kind, for hot loops over records: a switch over
+ * every kind that runs CASE(k) with k a constant, so that what CASE reads
+ * of btf_kinds[k] folds away; OTHER for void and for kinds the table does
+ * not describe.  CASE(k) and OTHER are statements.  A kind without a row
+ * in btf_kinds[] is a build error here (a negative array size), not a
+ * read past the table.
+ */
+#define BTF_KIND_CASE_(k, CASE)							\
+	case k:									\
+		(void)sizeof(char[(k) < NR_BTF_KINDS ? 1 : -1]);		\
+		CASE(k);							\
+		break;
+#define BTF_KIND_DISPATCH(kind, CASE, OTHER)					\
+	switch ((enum btf_kind)(kind)) {					\
+	BTF_KIND_CASE_(BTF_KIND_INT, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_PTR, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_ARRAY, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_STRUCT, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_UNION, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_ENUM, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_FWD, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_TYPEDEF, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_VOLATILE, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_CONST, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_RESTRICT, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_FUNC, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_FUNC_PROTO, CASE)				\
+	BTF_KIND_CASE_(BTF_KIND_VAR, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_DATASEC, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_FLOAT, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_DECL_TAG, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_TYPE_TAG, CASE)					\
+	BTF_KIND_CASE_(BTF_KIND_ENUM64, CASE)					\
+	case BTF_KIND_UNKN:							\
+	default:								\
+		OTHER;								\
+		break;								\
+	}
+
+/*
+ * The type-id fields of record w (uint32_t *) of kind k, in field order
+ * (doc section 1.7): the statement after P runs with P (uint32_t *) at each.  For a
+ * constant k (under BTF_KIND_DISPATCH) it is straight-line code; the
+ * generic walk is btf_field_iter.
+ */
+#define BTF_FOR_EACH_ID(w, k, P, ...)						\
+	do {									\
+		const struct btf_kind_info *ki_ = &btf_kinds[k];		\
+		uint32_t *w_ = (w);						\
+		size_t j_, n_;							\
+										\
+		for (j_ = 0; j_ < ki_->nids; j_++) {				\
+			uint32_t *P = w_ + ki_->ids[j_];			\
+			__VA_ARGS__;						\
+		}								\
+		if (ki_->entry_id != BTF_NO_FIELD)				\
+			for (j_ = 0, n_ = BTF_INFO_VLEN(w_[1]); j_ < n_; j_++) { \
+				uint32_t *P = w_ + 3 + ki_->fixed / 4 +		\
+					      j_ * (ki_->entry / 4) + ki_->entry_id; \
+				__VA_ARGS__;					\
+			}							\
+	} while (0)
+
+/*
+ * Type-id field idx of record t, in field order (as btf_field_iter visits
+ * them), from the kind table; NULL past the last one or for a kind the
+ * table lacks.  btf_id_fields(): how many there are.  btf_id_field_k()
+ * is the same for t of kind k, a known kind: under BTF_KIND_DISPATCH the
+ * table's loads fold.
+ */
+static inline __attribute__((always_inline)) uint32_t *
+btf_id_field_k(struct btf_type *t, enum btf_kind k, unsigned idx)
+{
+	const struct btf_kind_info *ki = &btf_kinds[k];
+
+	if (idx < ki->nids)
+		return (uint32_t *)t + ki->ids[idx];
+	idx -= ki->nids;
+	if (ki->entry_id == BTF_NO_FIELD || idx >= btf_vlen(t))
+		return NULL;
+	return (uint32_t *)t + 3 + ki->fixed / 4 + idx * (ki->entry / 4) + ki->entry_id;
+}
+static inline uint32_t *btf_id_field(struct btf_type *t, unsigned idx)
+{
+	return btf_kind_known(btf_kind(t)) ? btf_id_field_k(t, btf_kind(t), idx) : NULL;
+}
+static inline unsigned btf_id_fields(const struct btf_type *t)
+{
+	const struct btf_kind_info *ki;
+
+	if (!btf_kind_known(btf_kind(t)))
+		return 0;
+	ki = &btf_kinds[btf_kind(t)];
+	return ki->nids + (ki->entry_id == BTF_NO_FIELD ? 0 : btf_vlen(t));
+}
 
 /*
  * Bytes of the record after the 12-byte header, from kind and vlen; -EINVAL
- * for kinds not in 1..19 (a layout table, if given, covers unknown kinds:
- * layout has nlayout entries indexed by kind).
+ * for kinds the table does not describe, unless a layout table describes
+ * them (layout has nlayout entries indexed by kind).
  */
 int btf_type_data_size(const struct btf_type *t, const struct btf_layout *layout,
 		       size_t nlayout);

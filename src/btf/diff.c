@@ -80,7 +80,8 @@ static unsigned linkage_class(uint32_t l)
 
 static uint64_t local_color(const struct btf *btf, const struct btf_type *t)
 {
-	unsigned kind = btf_kind(t), vlen = btf_vlen(t), i;
+	enum btf_kind kind = btf_kind(t);
+	unsigned vlen = btf_vlen(t), i;
 	uint64_t h = hash_combine(SEED_LOCAL, kind);
 
 	switch (kind) {
@@ -173,6 +174,7 @@ static uint64_t local_color(const struct btf *btf, const struct btf_type *t)
 	case BTF_KIND_DECL_TAG:
 		return hash_combine(hname(h, btf, t->name_off),
 				    (uint32_t)btf_decl_tag(t)->component_idx);
+	case BTF_KIND_UNKN:
 	default: {
 		/* Kinds the parser let through via a layout table: all words. */
 		size_t words = btf_type_size(t) / 4;
@@ -183,51 +185,19 @@ static uint64_t local_color(const struct btf *btf, const struct btf_type *t)
 	}
 }
 
-/* Number of references of t and (when out != NULL) the ids, btfcanon's order. */
+/*
+ * Number of references of t and (when out != NULL) the ids, btfcanon's
+ * order: the kind table's type ids in field order, but none for a FWD
+ * (its type word, 0 in valid BTF, is no reference to btfcanon).
+ */
 static unsigned type_refs(const struct btf_type *t, uint32_t *out)
 {
-	unsigned kind = btf_kind(t), vlen = btf_vlen(t), i;
+	unsigned n = btf_kind(t) == BTF_KIND_FWD ? 0 : btf_id_fields(t), i;
 
-	switch (kind) {
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		if (out)
-			for (i = 0; i < vlen; i++)
-				out[i] = btf_members(t)[i].type;
-		return vlen;
-	case BTF_KIND_ARRAY:
-		if (out) {
-			out[0] = btf_array(t)->type;
-			out[1] = btf_array(t)->index_type;
-		}
-		return 2;
-	case BTF_KIND_FUNC_PROTO:
-		if (out) {
-			out[0] = t->type;
-			for (i = 0; i < vlen; i++)
-				out[1 + i] = btf_params(t)[i].type;
-		}
-		return vlen + 1;
-	case BTF_KIND_DATASEC:
-		if (out)
-			for (i = 0; i < vlen; i++)
-				out[i] = btf_secinfos(t)[i].type;
-		return vlen;
-	case BTF_KIND_PTR:
-	case BTF_KIND_CONST:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_TYPE_TAG:
-	case BTF_KIND_FUNC:
-	case BTF_KIND_VAR:
-	case BTF_KIND_DECL_TAG:
-		if (out)
-			out[0] = t->type;
-		return 1;
-	default:
-		return 0;
-	}
+	if (out)
+		for (i = 0; i < n; i++)
+			out[i] = *btf_id_field((struct btf_type *)t, i);
+	return n;
 }
 
 static void side_free(struct side *s)
@@ -716,7 +686,7 @@ static void PRINTF_LIKE(2, 3) sb_printf(struct sbuf *sb, const char *fmt, ...)
 static void type_str(struct sbuf *sb, const struct btf *btf, uint32_t id, int depth)
 {
 	const struct btf_type *t = btf_type_by_id(btf, id);
-	unsigned kind;
+	enum btf_kind kind;
 
 	if (!id) {
 		sb_printf(sb, "void");
@@ -734,15 +704,22 @@ static void type_str(struct sbuf *sb, const struct btf *btf, uint32_t id, int de
 	sb_printf(sb, "%s", btf_kind_str(kind));
 	if (depth >= 4)
 		return;
-	if (kind == BTF_KIND_PTR || kind == BTF_KIND_CONST || kind == BTF_KIND_VOLATILE ||
-	    kind == BTF_KIND_RESTRICT) {
+	switch (kind) {
+	case BTF_KIND_PTR: case BTF_KIND_CONST: case BTF_KIND_VOLATILE: case BTF_KIND_RESTRICT:
 		sb_printf(sb, " to ");
 		type_str(sb, btf, t->type, depth + 1);
-	} else if (kind == BTF_KIND_ARRAY) {
+		break;
+	case BTF_KIND_ARRAY:
 		sb_printf(sb, "[%u] of ", btf_array(t)->nelems);
 		type_str(sb, btf, btf_array(t)->type, depth + 1);
-	} else {
+		break;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+	case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_FUNC:
+	case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_FLOAT:
+	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+	default:
 		sb_printf(sb, " (anon)");
+		break;
 	}
 }
 
@@ -787,6 +764,10 @@ static void slot_str(struct sbuf *sb, const struct btf *btf, const struct btf_ty
 	case BTF_KIND_PTR:
 		sb_printf(sb, "target");
 		break;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_ENUM: case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_VAR: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
 	default:
 		sb_printf(sb, "type");
 		break;
@@ -832,7 +813,8 @@ static bool same_name(const struct btf *a, uint32_t oa, const struct btf *b, uin
 static void local_notes(struct notes *ns, const struct btf *a, const struct btf_type *ta,
 			const struct btf *b, const struct btf_type *tb)
 {
-	unsigned kind = btf_kind(ta), va = btf_vlen(ta), vb = btf_vlen(tb), i;
+	enum btf_kind kind = btf_kind(ta);
+	unsigned va = btf_vlen(ta), vb = btf_vlen(tb), i;
 
 	if (kind != btf_kind(tb)) {
 		note(ns, "kind %s -> %s", btf_kind_str(kind), btf_kind_str(btf_kind(tb)));
@@ -940,6 +922,8 @@ static void local_notes(struct notes *ns, const struct btf *a, const struct btf_
 			note(ns, "component_idx %d -> %d", btf_decl_tag(ta)->component_idx,
 			     btf_decl_tag(tb)->component_idx);
 		break;
+	case BTF_KIND_UNKN: case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_TYPE_TAG:
 	default:
 		break;
 	}
@@ -948,19 +932,7 @@ static void local_notes(struct notes *ns, const struct btf *a, const struct btf_
 /* Reference slot k of t (btfcanon's order), as type_refs() lists them. */
 static uint32_t ref_at(const struct btf_type *t, unsigned k)
 {
-	switch (btf_kind(t)) {
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		return btf_members(t)[k].type;
-	case BTF_KIND_ARRAY:
-		return k ? btf_array(t)->index_type : btf_array(t)->type;
-	case BTF_KIND_FUNC_PROTO:
-		return k ? btf_params(t)[k - 1].type : t->type;
-	case BTF_KIND_DATASEC:
-		return btf_secinfos(t)[k].type;
-	default:
-		return t->type;
-	}
+	return *btf_id_field((struct btf_type *)t, k);
 }
 
 static bool own_anon(const struct btf *btf, uint32_t id)

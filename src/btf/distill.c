@@ -16,7 +16,7 @@
 #include "base/mem.h"
 #include "btf/distill.h"
 
-static bool distillable_kind(unsigned k)
+static bool distillable_kind(enum btf_kind k)
 {
 	switch (k) {
 	case BTF_KIND_INT: case BTF_KIND_FLOAT: case BTF_KIND_FWD: case BTF_KIND_ARRAY:
@@ -24,6 +24,25 @@ static bool distillable_kind(unsigned k)
 	case BTF_KIND_ENUM64: case BTF_KIND_PTR: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
 	case BTF_KIND_VOLATILE: case BTF_KIND_FUNC_PROTO: case BTF_KIND_TYPE_TAG:
 		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_FUNC: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_DECL_TAG:
+		break;
+	}
+	return false;
+}
+
+/* The kinds a distilled base may hold (named, libbpf's btf__relocate()). */
+static bool dist_base_kind(enum btf_kind k)
+{
+	switch (k) {
+	case BTF_KIND_INT: case BTF_KIND_FLOAT: case BTF_KIND_ENUM: case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: case BTF_KIND_FWD:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC:
+	case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+		break;
 	}
 	return false;
 }
@@ -36,6 +55,11 @@ static bool goes_to_base(const struct btf_type *t)
 		return true;
 	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
 		return t->name_off != 0;
+	case BTF_KIND_UNKN: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC:
+	case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG:
+		break;
 	}
 	return false;
 }
@@ -147,6 +171,12 @@ int btf_distill_base(const struct btf *s, struct btf **out_base, struct btf **ou
 		case BTF_KIND_FWD:
 			nid = copy_type(nb, b, t);
 			break;
+		case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
+		/* the others do not go to the base (goes_to_base) */
+		case BTF_KIND_UNKN: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_TYPEDEF:
+		case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+		case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR:
+		case BTF_KIND_DATASEC: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
 		default:
 			memset(rec, 0, sizeof(rec));
 			rec[0].name_off = t->name_off;
@@ -264,6 +294,10 @@ static uint32_t skip_mods(const struct btf *s, uint32_t id)
 		case BTF_KIND_ARRAY:
 			id = btf_array(t)->type;
 			break;
+		case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_STRUCT:
+		case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_FUNC:
+		case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+		case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_ENUM64:
 		default:
 			return id;
 		}
@@ -293,10 +327,9 @@ int btf_relocate(const struct btf *s, const struct btf *b2, struct btf **out,
 	/* The distilled base may only hold named INT, FLOAT, ENUM, STRUCT, UNION, FWD. */
 	for (id = 1; id < nd; id++) {
 		const struct btf_type *t = btf_type_by_id(dist, id);
-		unsigned k = btf_kind(t);
+		enum btf_kind k = btf_kind(t);
 
-		if (!t->name_off || (k != BTF_KIND_INT && k != BTF_KIND_FLOAT && k != BTF_KIND_ENUM &&
-				     k != BTF_KIND_STRUCT && k != BTF_KIND_UNION && k != BTF_KIND_FWD))
+		if (!t->name_off || !dist_base_kind(k))
 			return diag_err(d, EINVAL,
 					"relocate: distilled base type [%u] is a %s%s, which relocation does not accept",
 					id, t->name_off ? "" : "anonymous ", btf_kind_str(k));
@@ -342,7 +375,7 @@ int btf_relocate(const struct btf *s, const struct btf *b2, struct btf **out,
 	}
 	for (id = 1; id < nb; id++) {
 		const struct btf_type *t = btf_type_by_id(b2, id);
-		unsigned k = btf_kind(t);
+		enum btf_kind k = btf_kind(t);
 		struct dentry key, *e;
 		bool use_size;
 		size_t lo = 0, hi = nix;
@@ -359,6 +392,10 @@ int btf_relocate(const struct btf *s, const struct btf *b2, struct btf **out,
 		case BTF_KIND_STRUCT: case BTF_KIND_UNION:
 			use_size = names[t->name_off] > 1;
 			break;
+		case BTF_KIND_UNKN: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_TYPEDEF:
+		case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+		case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR:
+		case BTF_KIND_DATASEC: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
 		default:
 			continue;
 		}
@@ -375,7 +412,7 @@ int btf_relocate(const struct btf *s, const struct btf *b2, struct btf **out,
 		}
 		for (e = ix + lo; e < ix + nix && !strcmp(e->name, key.name); e++) {
 			const struct btf_type *dt = btf_type_by_id(dist, e->id);
-			unsigned dk = btf_kind(dt);
+			enum btf_kind dk = btf_kind(dt);
 			bool ok = false;
 
 			if (use_size && dk != BTF_KIND_FWD && e->size != key.size)
@@ -400,6 +437,12 @@ int btf_relocate(const struct btf *s, const struct btf *b2, struct btf **out,
 				ok = (k == BTF_KIND_STRUCT || k == BTF_KIND_UNION) &&
 				     !(idmap[e->id] == EMBEDDED && dt->size != t->size);
 				break;
+			case BTF_KIND_UNKN: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+			case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+			case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO:
+			case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_DECL_TAG:
+			case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+				break;	/* not in a distilled base (checked above) */
 			}
 			if (!ok)
 				continue;

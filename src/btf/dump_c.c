@@ -220,6 +220,8 @@ static int64_t resolve_size(const struct dumper *dp, uint32_t id)
 				return -E2BIG;
 			id = btf_array(t)->type;
 			break;
+		case BTF_KIND_UNKN: case BTF_KIND_FWD: case BTF_KIND_FUNC:
+		case BTF_KIND_FUNC_PROTO:
 		default:
 			return -EINVAL;
 		}
@@ -262,6 +264,8 @@ static int align_of(const struct dumper *dp, uint32_t id, int depth)
 			return 1;
 		return max_align;
 	}
+	case BTF_KIND_UNKN: case BTF_KIND_FWD: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO:
+	case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_DECL_TAG:
 	default:
 		return 0;
 	}
@@ -386,6 +390,7 @@ static int order_type_1(struct dumper *dp, uint32_t id, bool through_ptr)
 	case BTF_KIND_DECL_TAG:
 		ts->order = ORDERED;
 		return 0;
+	case BTF_KIND_UNKN:
 	default:
 		return diag_err(dp->d, EINVAL, "C dump: type [%u] has unknown kind %u", id, btf_kind(t));
 	}
@@ -581,19 +586,39 @@ static void emit_mods(struct dumper *dp, struct idstack *s)
 		case BTF_KIND_VOLATILE: out(dp, "volatile "); break;
 		case BTF_KIND_CONST: out(dp, "const "); break;
 		case BTF_KIND_RESTRICT: out(dp, "restrict "); break;
+		case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+		case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM:
+		case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_FUNC:
+		case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+		case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+		case BTF_KIND_ENUM64:
 		default: return;
 		}
 		s->cnt--;
 	}
 }
 
+/* Qualifiers and type tags: what drop_mods() takes off a declarator chain. */
+static bool is_qualifier(enum btf_kind k)
+{
+	switch (k) {
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR:
+	case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
+}
+
 static void drop_mods(struct dumper *dp, struct idstack *s)
 {
 	while (s->cnt) {
-		unsigned k = btf_kind(btf_type_by_id(dp->btf, s->ids[s->cnt - 1]));
-
-		if (k != BTF_KIND_VOLATILE && k != BTF_KIND_CONST && k != BTF_KIND_RESTRICT &&
-		    k != BTF_KIND_TYPE_TAG)
+		if (!is_qualifier(btf_kind(btf_type_by_id(dp->btf, s->ids[s->cnt - 1]))))
 			return;
 		s->cnt--;
 	}
@@ -613,7 +638,7 @@ static void emit_type_chain(struct dumper *dp, struct idstack *s, const char *fn
 	while (s->cnt) {
 		uint32_t id = s->ids[--s->cnt];
 		const struct btf_type *t;
-		unsigned kind;
+		enum btf_kind kind;
 
 		if (id == 0) {
 			emit_mods(dp, s);
@@ -722,6 +747,8 @@ static void emit_type_chain(struct dumper *dp, struct idstack *s, const char *fn
 			out(dp, ")");
 			return;
 		}
+		case BTF_KIND_UNKN: case BTF_KIND_FUNC: case BTF_KIND_VAR:
+		case BTF_KIND_DATASEC: case BTF_KIND_DECL_TAG:
 		default:
 			if (!dp->err)
 				dp->err = diag_err(dp->d, EINVAL,
@@ -763,6 +790,11 @@ static void emit_type_decl(struct dumper *dp, uint32_t id, const char *fname, in
 		case BTF_KIND_ARRAY:
 			id = btf_array(t)->type;
 			continue;
+		case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_STRUCT:
+		case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD:
+		case BTF_KIND_TYPEDEF: case BTF_KIND_FUNC: case BTF_KIND_VAR:
+		case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+		case BTF_KIND_ENUM64:
 		default:
 			break;
 		}
@@ -811,6 +843,12 @@ static void emit_type(struct dumper *dp, uint32_t id, uint32_t cont_id)
 			}
 			ts->fwd_emitted = 1;
 			break;
+		case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+		case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_VOLATILE:
+		case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC:
+		case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+		case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+		case BTF_KIND_ENUM64:
 		default:
 			break;
 		}
@@ -878,6 +916,8 @@ static void emit_type(struct dumper *dp, uint32_t id, uint32_t cont_id)
 		for (i = 0; i < btf_vlen(t); i++)
 			emit_type(dp, btf_params(t)[i].type, cont_id);
 		break;
+	case BTF_KIND_UNKN: case BTF_KIND_FUNC: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
 	default:
 		break;
 	}

@@ -234,7 +234,8 @@ static bool is_pow2(uint32_t x) { return x && !(x & (x - 1)); }
 /* Checks of one record whose header and trailing data fit. */
 static void check_meta(struct vctx *v, uint32_t id, const struct btf_type *t)
 {
-	unsigned kind = btf_kind(t), vlen = btf_vlen(t), i;
+	enum btf_kind kind = btf_kind(t);
+	unsigned vlen = btf_vlen(t), i;
 	bool kflag = btf_kflag(t);
 
 	switch (kind) {
@@ -461,6 +462,8 @@ static void check_meta(struct vctx *v, uint32_t id, const struct btf_type *t)
 		else if (btf_decl_tag(t)->component_idx < -1)
 			finding(v, id, EINVAL, "Invalid component_idx: %d", btf_decl_tag(t)->component_idx);
 		break;
+	case BTF_KIND_UNKN:
+		break;
 	}
 }
 
@@ -481,7 +484,7 @@ static int check_all_metas(struct vctx *v)
 		left -= sizeof(*t);
 		if (t->info & ~0x9f00ffffu)
 			return finding(v, id, EINVAL, "Invalid btf_info:%x", t->info);
-		if (btf_kind(t) == BTF_KIND_UNKN || btf_kind(t) > BTF_KIND_MAX)
+		if (!btf_kind_known(btf_kind(t)))
 			return finding(v, id, EINVAL, "Invalid kind:%u", btf_kind(t));
 		data = btf_type_data_size(t, NULL, 0);
 		if ((size_t)data > left)
@@ -558,20 +561,34 @@ static bool is_mod(const struct btf_type *t) { return t && btf_is_modifier_kind(
 
 static bool source_only(const struct btf_type *t)
 {
-	unsigned k = btf_kind(t);
-
-	return k == BTF_KIND_VAR || k == BTF_KIND_DATASEC || k == BTF_KIND_DECL_TAG;
+	switch (btf_kind(t)) {
+	case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_DECL_TAG:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO:
+	case BTF_KIND_FLOAT: case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
 static bool nosize_or_null(const struct btf_type *t)
 {
-	unsigned k;
-
 	if (!t)
 		return true;
-	k = btf_kind(t);
-	return k == BTF_KIND_UNKN || k == BTF_KIND_FWD || k == BTF_KIND_FUNC ||
-	       k == BTF_KIND_FUNC_PROTO || k == BTF_KIND_DECL_TAG;
+	switch (btf_kind(t)) {
+	case BTF_KIND_UNKN: case BTF_KIND_FWD: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO:
+	case BTF_KIND_DECL_TAG:
+		return true;
+	case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_FLOAT: case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
 static bool has_size(const struct btf_type *t)
@@ -580,6 +597,10 @@ static bool has_size(const struct btf_type *t)
 	case BTF_KIND_INT: case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM:
 	case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_ENUM64:
 		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO:
+	case BTF_KIND_VAR: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
 	default:
 		return false;
 	}
@@ -587,11 +608,17 @@ static bool has_size(const struct btf_type *t)
 
 static bool needs_resolve(const struct btf_type *t)
 {
-	unsigned k = btf_kind(t);
-
-	return btf_is_modifier_kind(k) || k == BTF_KIND_PTR || btf_is_composite_kind(k) ||
-	       k == BTF_KIND_ARRAY || k == BTF_KIND_VAR || k == BTF_KIND_FUNC ||
-	       k == BTF_KIND_DECL_TAG || k == BTF_KIND_DATASEC;
+	switch (btf_kind(t)) {
+	case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_ENUM: case BTF_KIND_FWD:
+	case BTF_KIND_FUNC_PROTO: case BTF_KIND_FLOAT: case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
 static bool int_regular(const struct btf_type *t)
@@ -823,6 +850,12 @@ static int check_member(struct vctx *v, const struct btf_type *st, const struct 
 			if (S < ROUNDUP_BYTES((uint64_t)off + w))
 				return cur_finding(v, EINVAL, "member '%.64s': Member exceeds struct_size", mname);
 			return 0;
+		case BTF_KIND_UNKN: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+		case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_FWD:
+		case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+		case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO:
+		case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_FLOAT:
+		case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
 		default:
 			if (w)
 				return cur_finding(v, EINVAL,
@@ -879,6 +912,10 @@ static int check_member(struct vctx *v, const struct btf_type *st, const struct 
 			return cur_finding(v, EINVAL, "member '%.64s': Member exceeds struct_size", mname);
 		return 0;
 	}
+	case BTF_KIND_UNKN: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC:
+	case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
 	default:
 		return cur_finding(v, EINVAL, "member '%.64s': Unsupported check_member (%s)", mname,
 				   btf_kind_str(btf_kind(mt)));
@@ -1005,6 +1042,10 @@ static int resolve_one(struct vctx *v)
 		return func_check(v, t);
 	case BTF_KIND_DECL_TAG:
 		return decl_tag_resolve(v, t);
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_ENUM: case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC_PROTO: case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
 	default:
 		return modifier_or_ptr_resolve(v, t, false, false);
 	}
@@ -1013,25 +1054,27 @@ static int resolve_one(struct vctx *v)
 static bool resolve_valid(struct vctx *v, uint32_t id)
 {
 	const struct btf_type *t = tby(v, id);
-	unsigned k = btf_kind(t);
+	uint32_t r = id, eid, esize = 0;
+	const struct btf_type *et;
 
 	if (!is_resolved(v, id))
 		return false;
-	if (btf_is_composite_kind(k) || k == BTF_KIND_DATASEC)
+	switch (btf_kind(t)) {
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_DATASEC:
 		return !v->rid[id] && !v->rsize[id];
-	if (k == BTF_KIND_DECL_TAG || k == BTF_KIND_FUNC)
+	case BTF_KIND_DECL_TAG: case BTF_KIND_FUNC:
 		return v->rid[id] && !v->rsize[id];
-	if (btf_is_modifier_kind(k) || k == BTF_KIND_PTR || k == BTF_KIND_VAR) {
-		uint32_t r = id;
-
+	case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG: case BTF_KIND_PTR: case BTF_KIND_VAR:
 		t = id_resolve(v, &r);
 		return t && !is_mod(t) && !k_is(t, BTF_KIND_VAR) && !k_is(t, BTF_KIND_DATASEC);
-	}
-	if (k == BTF_KIND_ARRAY) {
-		uint32_t eid = btf_array(t)->type, esize = 0;
-		const struct btf_type *et = id_size(v, &eid, &esize);
-
+	case BTF_KIND_ARRAY:
+		eid = btf_array(t)->type;
+		et = id_size(v, &eid, &esize);
 		return et && !is_mod(et) && esize * btf_array(t)->nelems == v->rsize[id];
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_ENUM: case BTF_KIND_FWD:
+	case BTF_KIND_FUNC_PROTO: case BTF_KIND_FLOAT: case BTF_KIND_ENUM64:
+		break;
 	}
 	return false;
 }

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * btfc dump / verify / convert.
+ * btfc dump / verify / convert: options, then the library.
  *
  * `dump --format raw` prints exactly what `bpftool btf dump file F format
  * raw` prints (bpftool v7.1, libbpf 1.1), and `--format json` exactly what
- * `bpftool -j btf dump ...` prints; for split BTF only the split's own
- * types are listed, as bpftool does.
+ * `bpftool -j btf dump ...` prints (btf/print.c); for split BTF only the
+ * split's own types are listed, as bpftool does.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,338 +16,6 @@
 #include "btf/btf.h"
 #include "btf/dump.h"
 #include "cli/cli.h"
-
-static const char *sname(const struct btf *btf, uint32_t off)
-{
-	const char *s;
-
-	if (!off)
-		return "(anon)";
-	s = btf_name(btf, off);
-	return s ? s : "(invalid)";
-}
-
-static const char *int_enc_str(unsigned enc)
-{
-	switch (enc) {
-	case 0: return "(none)";
-	case BTF_INT_SIGNED: return "SIGNED";
-	case BTF_INT_CHAR: return "CHAR";
-	case BTF_INT_BOOL: return "BOOL";
-	default: return "UNKN";
-	}
-}
-
-static const char *linkage_str(uint32_t l)
-{
-	switch (l) {
-	case 0: return "static";
-	case 1: return "global";
-	case 2: return "extern";
-	default: return "(unknown)";
-	}
-}
-
-/* ---- raw text ---------------------------------------------------------- */
-
-static void raw_type(FILE *f, const struct btf *btf, uint32_t id, const struct btf_type *t)
-{
-	unsigned kind = btf_kind(t), vlen = btf_vlen(t), i;
-
-	fprintf(f, "[%u] %s '%s'", id, btf_kind_str(kind), sname(btf, t->name_off));
-	switch (kind) {
-	case BTF_KIND_INT: {
-		uint32_t v = btf_int_word(t);
-
-		fprintf(f, " size=%u bits_offset=%u nr_bits=%u encoding=%s", t->size,
-			BTF_INT_OFFSET(v), BTF_INT_BITS(v), int_enc_str(BTF_INT_ENCODING(v)));
-		break;
-	}
-	case BTF_KIND_PTR:
-	case BTF_KIND_CONST:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_TYPE_TAG:
-		fprintf(f, " type_id=%u", t->type);
-		break;
-	case BTF_KIND_ARRAY: {
-		const struct btf_array *a = btf_array(t);
-
-		fprintf(f, " type_id=%u index_type_id=%u nr_elems=%u", a->type, a->index_type,
-			a->nelems);
-		break;
-	}
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION: {
-		const struct btf_member *m = btf_members(t);
-
-		fprintf(f, " size=%u vlen=%u", t->size, vlen);
-		for (i = 0; i < vlen; i++, m++) {
-			uint32_t bsz = btf_member_bitfield_size(t, m);
-
-			fprintf(f, "\n\t'%s' type_id=%u bits_offset=%u", sname(btf, m->name_off),
-				m->type, btf_member_bit_offset(t, m));
-			if (bsz)
-				fprintf(f, " bitfield_size=%u", bsz);
-		}
-		break;
-	}
-	case BTF_KIND_ENUM: {
-		const struct btf_enum *e = btf_enums(t);
-
-		fprintf(f, " encoding=%s size=%u vlen=%u", btf_kflag(t) ? "SIGNED" : "UNSIGNED",
-			t->size, vlen);
-		for (i = 0; i < vlen; i++, e++) {
-			if (btf_kflag(t))
-				fprintf(f, "\n\t'%s' val=%d", sname(btf, e->name_off), e->val);
-			else
-				fprintf(f, "\n\t'%s' val=%u", sname(btf, e->name_off), (uint32_t)e->val);
-		}
-		break;
-	}
-	case BTF_KIND_ENUM64: {
-		const struct btf_enum64 *e = btf_enum64s(t);
-
-		fprintf(f, " encoding=%s size=%u vlen=%u", btf_kflag(t) ? "SIGNED" : "UNSIGNED",
-			t->size, vlen);
-		for (i = 0; i < vlen; i++, e++) {
-			uint64_t v = btf_enum64_value(e);
-
-			if (btf_kflag(t))
-				fprintf(f, "\n\t'%s' val=%lldLL", sname(btf, e->name_off), (long long)v);
-			else
-				fprintf(f, "\n\t'%s' val=%lluULL", sname(btf, e->name_off),
-					(unsigned long long)v);
-		}
-		break;
-	}
-	case BTF_KIND_FWD:
-		fprintf(f, " fwd_kind=%s", btf_kflag(t) ? "union" : "struct");
-		break;
-	case BTF_KIND_FUNC:
-		fprintf(f, " type_id=%u linkage=%s", t->type, linkage_str(vlen));
-		break;
-	case BTF_KIND_FUNC_PROTO: {
-		const struct btf_param *p = btf_params(t);
-
-		fprintf(f, " ret_type_id=%u vlen=%u", t->type, vlen);
-		for (i = 0; i < vlen; i++, p++)
-			fprintf(f, "\n\t'%s' type_id=%u", sname(btf, p->name_off), p->type);
-		break;
-	}
-	case BTF_KIND_VAR:
-		fprintf(f, " type_id=%u, linkage=%s", t->type, linkage_str(btf_var(t)->linkage));
-		break;
-	case BTF_KIND_DATASEC: {
-		const struct btf_var_secinfo *v = btf_secinfos(t);
-
-		fprintf(f, " size=%u vlen=%u", t->size, vlen);
-		for (i = 0; i < vlen; i++, v++) {
-			fprintf(f, "\n\ttype_id=%u offset=%u size=%u", v->type, v->offset, v->size);
-			if (v->type < btf_type_count(btf)) {
-				const struct btf_type *vt = btf_type_by_id(btf, v->type);
-
-				fprintf(f, " (%s '%s')", btf_kind_str(btf_kind(vt)),
-					sname(btf, vt->name_off));
-			}
-		}
-		break;
-	}
-	case BTF_KIND_FLOAT:
-		fprintf(f, " size=%u", t->size);
-		break;
-	case BTF_KIND_DECL_TAG:
-		fprintf(f, " type_id=%u component_idx=%d", t->type, btf_decl_tag(t)->component_idx);
-		break;
-	default:
-		break;
-	}
-	fputc('\n', f);
-}
-
-/* ---- JSON (bpftool -j compatible) -------------------------------------- */
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		switch (*s) {
-		case '\t': fputs("\\t", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\f': fputs("\\f", f); break;
-		case '\b': fputs("\\b", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '"': fputs("\\\"", f); break;
-		default: fputc(*s, f);
-		}
-	}
-	fputc('"', f);
-}
-
-static void jkey(FILE *f, const char *k)
-{
-	fputs(",\"", f);
-	fputs(k, f);
-	fputs("\":", f);
-}
-
-static void ju(FILE *f, const char *k, uint64_t v)
-{
-	jkey(f, k);
-	fprintf(f, "%" PRIu64, v);
-}
-
-static void ji(FILE *f, const char *k, int64_t v)
-{
-	jkey(f, k);
-	fprintf(f, "%" PRId64, v);
-}
-
-static void js(FILE *f, const char *k, const char *v)
-{
-	jkey(f, k);
-	json_str(f, v);
-}
-
-static void json_type(FILE *f, const struct btf *btf, uint32_t id, const struct btf_type *t)
-{
-	unsigned kind = btf_kind(t), vlen = btf_vlen(t), i;
-
-	fprintf(f, "{\"id\":%u", id);
-	js(f, "kind", btf_kind_str(kind));
-	js(f, "name", sname(btf, t->name_off));
-	switch (kind) {
-	case BTF_KIND_INT: {
-		uint32_t v = btf_int_word(t);
-
-		ju(f, "size", t->size);
-		ju(f, "bits_offset", BTF_INT_OFFSET(v));
-		ju(f, "nr_bits", BTF_INT_BITS(v));
-		js(f, "encoding", int_enc_str(BTF_INT_ENCODING(v)));
-		break;
-	}
-	case BTF_KIND_PTR:
-	case BTF_KIND_CONST:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_TYPE_TAG:
-		ju(f, "type_id", t->type);
-		break;
-	case BTF_KIND_ARRAY:
-		ju(f, "type_id", btf_array(t)->type);
-		ju(f, "index_type_id", btf_array(t)->index_type);
-		ju(f, "nr_elems", btf_array(t)->nelems);
-		break;
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION: {
-		const struct btf_member *m = btf_members(t);
-
-		ju(f, "size", t->size);
-		ju(f, "vlen", vlen);
-		fputs(",\"members\":[", f);
-		for (i = 0; i < vlen; i++, m++) {
-			uint32_t bsz = btf_member_bitfield_size(t, m);
-
-			fputs(i ? ",{\"name\":" : "{\"name\":", f);
-			json_str(f, sname(btf, m->name_off));
-			ju(f, "type_id", m->type);
-			ju(f, "bits_offset", btf_member_bit_offset(t, m));
-			if (bsz)
-				ju(f, "bitfield_size", bsz);
-			fputc('}', f);
-		}
-		fputc(']', f);
-		break;
-	}
-	case BTF_KIND_ENUM:
-	case BTF_KIND_ENUM64:
-		js(f, "encoding", btf_kflag(t) ? "SIGNED" : "UNSIGNED");
-		ju(f, "size", t->size);
-		ju(f, "vlen", vlen);
-		fputs(",\"values\":[", f);
-		for (i = 0; i < vlen; i++) {
-			uint32_t noff;
-			uint64_t v;
-
-			if (kind == BTF_KIND_ENUM) {
-				noff = btf_enums(t)[i].name_off;
-				/*
-				 * bpftool v7.1 prints the s32 value sign-extended even
-				 * for unsigned enums; we match its output byte for byte.
-				 */
-				v = (uint64_t)(int64_t)btf_enums(t)[i].val;
-			} else {
-				noff = btf_enum64s(t)[i].name_off;
-				v = btf_enum64_value(&btf_enum64s(t)[i]);
-			}
-			fputs(i ? ",{\"name\":" : "{\"name\":", f);
-			json_str(f, sname(btf, noff));
-			if (btf_kflag(t))
-				ji(f, "val", (int64_t)v);
-			else
-				ju(f, "val", v);
-			fputc('}', f);
-		}
-		fputc(']', f);
-		break;
-	case BTF_KIND_FWD:
-		js(f, "fwd_kind", btf_kflag(t) ? "union" : "struct");
-		break;
-	case BTF_KIND_FUNC:
-		ju(f, "type_id", t->type);
-		js(f, "linkage", linkage_str(vlen));
-		break;
-	case BTF_KIND_FUNC_PROTO: {
-		const struct btf_param *p = btf_params(t);
-
-		ju(f, "ret_type_id", t->type);
-		ju(f, "vlen", vlen);
-		fputs(",\"params\":[", f);
-		for (i = 0; i < vlen; i++, p++) {
-			fputs(i ? ",{\"name\":" : "{\"name\":", f);
-			json_str(f, sname(btf, p->name_off));
-			ju(f, "type_id", p->type);
-			fputc('}', f);
-		}
-		fputc(']', f);
-		break;
-	}
-	case BTF_KIND_VAR:
-		ju(f, "type_id", t->type);
-		js(f, "linkage", linkage_str(btf_var(t)->linkage));
-		break;
-	case BTF_KIND_DATASEC: {
-		const struct btf_var_secinfo *v = btf_secinfos(t);
-
-		ju(f, "size", t->size);
-		ju(f, "vlen", vlen);
-		fputs(",\"vars\":[", f);
-		for (i = 0; i < vlen; i++, v++) {
-			fprintf(f, "%s{\"type_id\":%u", i ? "," : "", v->type);
-			ju(f, "offset", v->offset);
-			ju(f, "size", v->size);
-			fputc('}', f);
-		}
-		fputc(']', f);
-		break;
-	}
-	case BTF_KIND_FLOAT:
-		ju(f, "size", t->size);
-		break;
-	case BTF_KIND_DECL_TAG:
-		ju(f, "type_id", t->type);
-		ji(f, "component_idx", btf_decl_tag(t)->component_idx);
-		break;
-	default:
-		break;
-	}
-	fputc('}', f);
-}
-
-/* ---- commands ---------------------------------------------------------- */
 
 static int c_emit(void *ctx, const char *s, size_t n)
 {
@@ -361,7 +28,6 @@ int cmd_dump(int argc, char **argv)
 	struct btf *base = NULL, *btf = NULL;
 	struct diag d = { 0 };
 	char *obuf;
-	uint32_t id, n;
 	int i, err, rc = EXIT_OK;
 
 	for (i = 1; i < argc; i++) {
@@ -391,25 +57,16 @@ int cmd_dump(int argc, char **argv)
 	obuf = mem_alloc(1 << 16);
 	if (obuf)
 		setvbuf(stdout, obuf, _IOFBF, 1 << 16);
-	n = btf_type_count(btf);
-	if (!strcmp(format, "raw")) {
-		for (id = btf_start_id(btf); id < n; id++)
-			raw_type(stdout, btf, id, btf_type_by_id(btf, id));
-	} else if (!strcmp(format, "json")) {
-		fputs("{\"types\":[", stdout);
-		for (id = btf_start_id(btf); id < n; id++) {
-			if (id != btf_start_id(btf))
-				fputc(',', stdout);
-			json_type(stdout, btf, id, btf_type_by_id(btf, id));
-		}
-		fputs("]}\n", stdout);
-	} else {
+	if (!strcmp(format, "raw"))
+		err = btf_dump_raw(btf, c_emit, stdout, &d);
+	else if (!strcmp(format, "json"))
+		err = btf_dump_json(btf, c_emit, stdout, &d);
+	else
 		err = btf_dump_c(btf, c_emit, stdout, &d);
-		if (err) {
-			fflush(stdout);
-			fprintf(stderr, "btfc: %s: %s\n", file, d.msg[0] ? d.msg : strerror(-err));
-			rc = EXIT_ERR;
-		}
+	if (err) {
+		fflush(stdout);
+		fprintf(stderr, "btfc: %s: %s\n", file, d.msg[0] ? d.msg : strerror(-err));
+		rc = EXIT_ERR;
 	}
 	if (fflush(stdout)) {
 		perror("btfc: write");

@@ -227,7 +227,9 @@ static int print_one(struct lcmd *c, struct layout *l, uint32_t id)
 	case M_CLMAP:
 		err = layout_cacheline_map(l, id, &c->out);
 		break;
-	default:
+	case M_PRINT:
+	/* not printed type by type: cmd_layout() never calls this for them */
+	case M_CONTAINS: case M_PTRS_TO: case M_REORG: case M_COMPILE:
 		err = layout_print(l, id, NULL, NULL, &c->out);
 		lbuf_printf(&c->out, "\n");
 		break;

@@ -775,7 +775,7 @@ int cmd_pahole(int argc, char **argv)
 	char err[160];
 	unsigned claim = pahole_claim(getenv("BTFC_PAHOLE_VERSION"), err, sizeof(err));
 	struct pahole_opts po;
-	int rc;
+	int rc = EXIT_ERR;	/* every mode sets it below */
 
 	if (!claim) {
 		fprintf(stderr, "pahole: %s\n", err);
@@ -810,7 +810,7 @@ int cmd_pahole(int argc, char **argv)
 	case PH_ENCODE:
 		rc = run_encode(&po);
 		break;
-	default:
+	case PH_LAYOUT:
 		rc = run_layout(&po);
 		break;
 	}

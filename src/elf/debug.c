@@ -306,7 +306,7 @@ static int rel_one(const struct belf *e, const struct belf_section *rs, size_t i
 	case RK_SET: v = s + add; break;
 	case RK_SUB6: v = (v & 0xc0) | ((v - s - add) & 0x3f); break;
 	case RK_SET6: v = (v & 0xc0) | ((s + add) & 0x3f); break;
-	default: break;
+	case RK_NONE: case RK_UNSUPP: break;	/* returned above */
 	}
 	put_n(e, buf + off, ki.width, v);
 	return 0;

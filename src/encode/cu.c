@@ -1004,7 +1004,7 @@ static inline int leaf_run(struct enc_worker *w, struct dw_cursor *c)
 	if (depth < 1 || w->open_kind[depth - 1] != OPEN_TYPE)
 		return 0;
 	parent = (uint32_t)w->open[depth - 1];
-	switch (w->types[parent].kind) {
+	switch ((enum ir_kind)w->types[parent].kind) {
 	case IR_STRUCT: case IR_UNION:
 		tag = DW_TAG_member;
 		kind = CH_MEMBER;
@@ -1017,6 +1017,8 @@ static inline int leaf_run(struct enc_worker *w, struct dw_cursor *c)
 		tag = DW_TAG_enumerator;
 		kind = CH_ENUMERATOR;
 		break;
+	case IR_INT: case IR_FLOAT: case IR_PTR: case IR_CONST: case IR_VOLATILE:
+	case IR_RESTRICT: case IR_TYPEDEF: case IR_FWD: case IR_ARRAY: case IR_TYPE_TAG:
 	default:
 		return 0;
 	}

@@ -266,7 +266,7 @@ static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t ind
 	struct cu_frag *f = w->frag;
 	uint32_t i, *p;
 
-	switch (t->kind) {
+	switch ((enum ir_kind)t->kind) {
 	case IR_INT: {
 		uint32_t sz = (uint32_t)t->size, name;
 

@@ -250,40 +250,17 @@ static int convert_one(void *p, unsigned worker, size_t i)
  */
 /*
  * Rewrite a copied record's type ids through the unit's id map: the
- * fields of doc section 1.7, spelled out per kind (this runs for every
- * record of every unit, and the generic iterator costs twice as much).
+ * fields of doc section 1.7, from the kind table, specialised per kind
+ * (this runs for every record of every unit, and the generic iterator
+ * costs twice as much).
  */
 static void remap_ids(struct run *r, struct btf_type *t)
 {
 	const uint32_t *m = r->idmap;
-	uint32_t i, n = btf_vlen(t);
 
-	switch (btf_kind(t)) {
-	case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
-	case BTF_KIND_TYPE_TAG: case BTF_KIND_FWD:
-		t->type = m[t->type];
-		break;
-	case BTF_KIND_ARRAY:
-		btf_array(t)->type = m[btf_array(t)->type];
-		btf_array(t)->index_type = m[btf_array(t)->index_type];
-		break;
-	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-		for (i = 0; i < n; i++)
-			btf_members(t)[i].type = m[btf_members(t)[i].type];
-		break;
-	case BTF_KIND_FUNC_PROTO:
-		t->type = m[t->type];
-		for (i = 0; i < n; i++)
-			btf_params(t)[i].type = m[btf_params(t)[i].type];
-		break;
-	case BTF_KIND_DATASEC:
-		for (i = 0; i < n; i++)
-			btf_secinfos(t)[i].type = m[btf_secinfos(t)[i].type];
-		break;
-	default:	/* INT, ENUM, ENUM64, FLOAT: no type ids */
-		break;
-	}
+#define REMAP(k) BTF_FOR_EACH_ID((uint32_t *)t, k, p, *p = m[*p])
+	BTF_KIND_DISPATCH(btf_kind(t), REMAP, (void)0)
+#undef REMAP
 }
 
 static int merge_range(struct run *r, const struct cu_frag *f, uint32_t first, uint32_t last)

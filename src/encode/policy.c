@@ -414,7 +414,7 @@ void fpol_free(struct fpolicy *p)
 	strset_free(&p->names);
 	memset(p, 0, sizeof(*p));
 }
-static unsigned cmp_kind(const struct btf_type *t)
+static enum btf_kind cmp_kind(const struct btf_type *t)
 {
 	if (btf_kind(t) == BTF_KIND_FWD)
 		return btf_kflag(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT;
@@ -431,7 +431,8 @@ static bool types_match(const struct btf *b, uint32_t id1, uint32_t id2, int dep
 {
 	while (depth-- > 0) {
 		const struct btf_type *t1, *t2;
-		unsigned k1, k2, i;
+		enum btf_kind k1, k2;
+		unsigned i;
 
 		if (id1 == id2)
 			return true;
@@ -479,6 +480,8 @@ static bool types_match(const struct btf *b, uint32_t id1, uint32_t id2, int dep
 				if (!types_match(b, t1->type, t2->type, depth))
 					return false;
 			return true;
+		case BTF_KIND_UNKN: case BTF_KIND_FWD: case BTF_KIND_FUNC: case BTF_KIND_VAR:
+		case BTF_KIND_DATASEC: case BTF_KIND_DECL_TAG:
 		default:
 			return false;
 		}

@@ -151,7 +151,7 @@ uint64_t enc_ir_size(const struct enc_worker *w, uint32_t id, int depth)
 
 	if (!t || depth > 32)
 		return 0;
-	switch (t->kind) {
+	switch ((enum ir_kind)t->kind) {
 	case IR_PTR: case IR_PROTO:
 		return w->unit->addr_size;
 	case IR_STRUCT: case IR_UNION:
@@ -164,6 +164,8 @@ uint64_t enc_ir_size(const struct enc_worker *w, uint32_t id, int depth)
 		return enc_ir_size(w, t->ref_id, depth + 1) * n;
 	case IR_FWD:
 		return 0;
+	case IR_INT: case IR_FLOAT: case IR_CONST: case IR_VOLATILE: case IR_RESTRICT:
+	case IR_TYPEDEF: case IR_ENUM: case IR_TYPE_TAG:
 	default:
 		return t->size;
 	}
@@ -178,7 +180,7 @@ static uint64_t natural_align(const struct enc_worker *w, uint32_t id, int depth
 
 	if (!t || depth > 32)
 		return 1;
-	switch (t->kind) {
+	switch ((enum ir_kind)t->kind) {
 	case IR_PTR:
 		a = w->unit->addr_size;
 		break;
@@ -195,6 +197,8 @@ static uint64_t natural_align(const struct enc_worker *w, uint32_t id, int depth
 	case IR_ARRAY:
 		a = natural_align(w, strip_mods(w, t->ref_id), depth + 1);
 		break;
+	case IR_CONST: case IR_VOLATILE: case IR_RESTRICT: case IR_TYPEDEF: case IR_FWD:
+	case IR_PROTO: case IR_TYPE_TAG:
 	default:
 		break;
 	}

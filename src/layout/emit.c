@@ -159,6 +159,8 @@ static void cdecl(struct emit *e, uint32_t id, const char *inner, int indent)
 		lbuf_free(&pb);
 		break;
 	}
+	case BTF_KIND_UNKN: case BTF_KIND_FUNC: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_DECL_TAG:
 	default:
 		lbuf_printf(e->out, "int%s%s", sep, inner);
 		break;
@@ -216,6 +218,9 @@ static void deps(struct emit *e, uint32_t id, bool complete)
 			for (i = 0; i < btf_vlen(t); i++)
 				deps(e, btf_members(t)[i].type, true);
 		}
+		break;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_FUNC: case BTF_KIND_VAR:
+	case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
 		break;
 	}
 	e->depth--;
@@ -367,8 +372,20 @@ static void body(struct emit *e, uint32_t id, int indent)
 static void ensure(struct emit *e, uint32_t id, bool complete)
 {
 	const struct btf_type *t = btf_type_by_id(e->l->btf, id);
-	unsigned k = btf_kind(t);
-	bool agg = k == BTF_KIND_STRUCT || k == BTF_KIND_UNION || k == BTF_KIND_FWD;
+	enum btf_kind k = btf_kind(t);
+	bool agg = false;	/* declared by tag: struct x; */
+
+	switch (k) {
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_FWD:
+		agg = true;
+		break;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_ENUM: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR:
+	case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+	case BTF_KIND_ENUM64:
+		break;
+	}
 
 	if (agg && (!complete || k == BTF_KIND_FWD || (e->state[id] & 3) == 2)) {
 		/* declared once, unless defined already; one being defined (its
@@ -449,11 +466,18 @@ int layout_emit_c(struct layout *l, const uint32_t *ids, size_t n, struct lbuf *
 	}
 	for (i = 0; i < n; i++) {
 		const struct btf_type *t = btf_type_by_id(l->btf, ids[i]);
+		enum btf_kind k = t && nm(l, t) ? btf_kind(t) : BTF_KIND_UNKN;
 
-		switch (t && nm(l, t) ? btf_kind(t) : 0) {
+		switch (k) {
 		case BTF_KIND_TYPEDEF: case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM:
 		case BTF_KIND_ENUM64: case BTF_KIND_FWD:
 			ensure(&e, ids[i], true);
+			break;
+		case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+		case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+		case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR:
+		case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+		case BTF_KIND_TYPE_TAG:
 			break;
 		}
 	}

@@ -203,39 +203,105 @@ const struct btf_type *ptag(const struct layout *l, uint32_t id)
 		return t;
 	case BTF_KIND_TYPE_TAG:	/* 1.30: a DW_TAG_LLVM_annotation */
 		return compat_130(l) ? t : NULL;
+	case BTF_KIND_UNKN: case BTF_KIND_FUNC: case BTF_KIND_DATASEC: case BTF_KIND_DECL_TAG:
 	default:
 		return NULL;
 	}
 }
 
-static inline unsigned K(const struct btf_type *t) { return btf_kind(t); }
+static inline enum btf_kind K(const struct btf_type *t) { return btf_kind(t); }
 
 bool pt_is_struct(const struct btf_type *t)
 {
-	return t && (K(t) == BTF_KIND_STRUCT || (K(t) == BTF_KIND_FWD && !btf_kflag(t)));
+	if (!t)
+		return false;
+	switch (K(t)) {
+	case BTF_KIND_STRUCT:
+		return true;
+	case BTF_KIND_FWD:
+		return !btf_kflag(t);
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC:
+	case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+	case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
 bool pt_is_union(const struct btf_type *t)
 {
-	return t && (K(t) == BTF_KIND_UNION || (K(t) == BTF_KIND_FWD && btf_kflag(t)));
+	if (!t)
+		return false;
+	switch (K(t)) {
+	case BTF_KIND_UNION:
+		return true;
+	case BTF_KIND_FWD:
+		return btf_kflag(t);
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_STRUCT: case BTF_KIND_ENUM: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+	case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
 static bool pt_is_enum(const struct btf_type *t)
 {
-	return t && (K(t) == BTF_KIND_ENUM || K(t) == BTF_KIND_ENUM64);
+	if (!t)
+		return false;
+	switch (K(t)) {
+	case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+		break;
+	}
+	return false;
 }
 
 static bool pt_is_typedef(const struct btf_type *t) { return t && K(t) == BTF_KIND_TYPEDEF; }
 static bool pt_is_pointer(const struct btf_type *t) { return t && K(t) == BTF_KIND_PTR; }
 static bool pt_is_base(const struct btf_type *t)
 {
-	return t && (K(t) == BTF_KIND_INT || K(t) == BTF_KIND_FLOAT);
+	if (!t)
+		return false;
+	switch (K(t)) {
+	case BTF_KIND_INT: case BTF_KIND_FLOAT:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
 static bool pt_is_modifier(const struct btf_type *t)
 {
-	return t && (K(t) == BTF_KIND_CONST || K(t) == BTF_KIND_VOLATILE ||
-		     K(t) == BTF_KIND_RESTRICT);
+	if (!t)
+		return false;
+	switch (K(t)) {
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR:
+	case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
 /* tag->type */
@@ -247,6 +313,9 @@ uint32_t pt_type(const struct btf_type *t)
 		return t->type;
 	case BTF_KIND_ARRAY:
 		return btf_array(t)->type;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+	case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_FUNC: case BTF_KIND_DATASEC:
+	case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_ENUM64:
 	default:
 		return 0;
 	}
@@ -298,6 +367,11 @@ static uint64_t tag_size_d(const struct layout *l, const struct btf_type *t, int
 		 * 1.24: the size of its return type */
 		if (compat_130(l))
 			return l->addr_size;
+		break;
+	case BTF_KIND_UNKN: case BTF_KIND_ARRAY: case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+	case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
 		break;
 	}
 	if (pt_type(t) == 0) {
@@ -903,6 +977,13 @@ static const char *tag_name(struct layout *l, const struct btf_type *t, char *bf
 			case BTF_KIND_VOLATILE: prefix = "volatile "; break;
 			case BTF_KIND_CONST: prefix = "const "; break;
 			case BTF_KIND_RESTRICT: suffix = " restrict"; break;
+			case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR:
+			case BTF_KIND_ARRAY: case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+			case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
+			case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR:
+			case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+			case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+				break;
 			}
 			cat_names(bf, len, prefix, type_str, suffix, " ");
 		}
@@ -935,6 +1016,9 @@ static const char *tag_name(struct layout *l, const struct btf_type *t, char *bf
 		else
 			return tag_name(l, type, bf, len, conf, depth + 1);
 		break;
+	case BTF_KIND_UNKN: case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM:
+	case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_FUNC: case BTF_KIND_DATASEC:
+	case BTF_KIND_DECL_TAG: case BTF_KIND_ENUM64:
 	default: {
 		const char *prefix = "";
 		const char *name = pt_name(l, t);
@@ -1212,6 +1296,9 @@ next_type:
 		}
 	}
 		/* fallthrough */
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
 	default:
 print_default:
 		printed += (size_t)sput_name_pair(s, tconf.type_spacing,
@@ -1985,6 +2072,11 @@ static size_t typedef_fprintf(struct layout *l, const struct btf_type *t, const 
 		tconf.suffix = tn;
 		return printed + enumeration_fprintf(l, tt, &tconf, s);
 	}
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR:
+	case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG:
+		break;
 	}
 	return printed + (size_t)sp(s, "%s %s", tag_name(l, tt, bf, sizeof(bf), conf, 0), tn);
 }
@@ -2162,6 +2254,11 @@ uint32_t layout_find(const struct layout *l, const char *name)
 		case BTF_KIND_TYPEDEF: case BTF_KIND_STRUCT: case BTF_KIND_UNION:
 		case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
 			break;
+		case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+		case BTF_KIND_FWD: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+		case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO:
+		case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_FLOAT:
+		case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
 		default:
 			continue;
 		}

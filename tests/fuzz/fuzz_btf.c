@@ -2,8 +2,9 @@
 /*
  * BTF parse (strict and lenient, base and split on a small fixed base),
  * validation with the kernel's rules (kernel and strict modes), the
- * accessors, the C header dump, string relayout, and write round trip:
- * a blob that parses must write, re-parse and write the same bytes.
+ * accessors, the raw, JSON and C header dumps, string relayout, and write
+ * round trip: a blob that parses must write, re-parse and write the same
+ * bytes.
  *
  * Input: a raw BTF blob (either byte order), as `btfc dump` reads.
  */
@@ -49,6 +50,20 @@ static int null_emit(void *ctx, const char *s, size_t n)
 	fuzz_touch(s, n);
 	*total += n;
 	return *total > (1u << 20) ? -EFBIG : 0;
+}
+
+/* bpftool's raw text and JSON of every parsed input (lenient ones too). */
+static void print_text(const struct btf *b)
+{
+	struct diag d;
+	size_t total;
+
+	total = 0;
+	diag_clear(&d);
+	fuzz_check_err(btf_dump_raw(b, null_emit, &total, &d), &d);
+	total = 0;
+	diag_clear(&d);
+	fuzz_check_err(btf_dump_json(b, null_emit, &total, &d), &d);
 }
 
 static void walk(const struct btf *b)
@@ -134,6 +149,7 @@ static void one(const uint8_t *data, size_t size, const struct btf *on)
 	fuzz_check_err(err, &d);
 	if (!err) {
 		walk(b);
+		print_text(b);
 		roundtrip(b);
 		diag_clear(&d);
 		{
@@ -152,6 +168,7 @@ static void one(const uint8_t *data, size_t size, const struct btf *on)
 	fuzz_check_err(err, &d);
 	if (!err) {
 		walk(b);
+		print_text(b);
 		btf_free(b);
 	}
 }

@@ -4,8 +4,14 @@
 
 #include "base/mem.h"
 #include "btf/btf.h"
+#include "btf/dump.h"
 
-/* A small BTF with every kind, its index built as it grows or at the end. */
+/*
+ * A small BTF with every kind, its index built as it grows or at the end:
+ * record k is of kind k but for FUNC_PROTO (12) and FUNC (13); a new kind
+ * goes at the end (ARCHITECTURE.md, "How to add a BTF kind"), so there
+ * are NR_BTF_KINDS - 1 records.
+ */
 static struct btf *build_kinds(bool defer_index)
 {
 	struct btf *b = btf_new(NULL);
@@ -62,7 +68,7 @@ TEST(btf_builder_all_kinds)
 	const struct btf_type *t;
 
 	REQUIRE(b);
-	CHECK_EQ_U(btf_type_count(b), 20);
+	CHECK_EQ_U(btf_type_count(b), NR_BTF_KINDS);
 	t = btf_type_by_id(b, 1);
 	CHECK_EQ_U(btf_kind(t), BTF_KIND_INT);
 	CHECK_EQ_U(btf_int_word(t), (BTF_INT_SIGNED << 24) | 32);
@@ -81,7 +87,7 @@ TEST(btf_builder_all_kinds)
 	CHECK_EQ_U(btf_decl_tag(btf_type_by_id(b, 17))->component_idx, 1);
 	CHECK_EQ_U(btf_enum64_value(&btf_enum64s(btf_type_by_id(b, 19))[0]), 0x100000000ULL);
 	CHECK_EQ_U(btf_kind(btf_type_by_id(b, 0)), BTF_KIND_UNKN);
-	CHECK(btf_type_by_id(b, 20) == NULL);
+	CHECK(btf_type_by_id(b, NR_BTF_KINDS) == NULL);
 	CHECK_EQ_U(btf_find_by_name_kind(b, "s", BTF_KIND_STRUCT), 4);
 	CHECK_EQ_U(btf_find_by_name_kind(b, "int_t", BTF_KIND_TYPEDEF), 8);
 	CHECK(btf_find_by_name_kind(b, "s", BTF_KIND_UNION) == -ENOENT);
@@ -187,6 +193,163 @@ TEST(btf_field_iter_order)
 	btf_free(b);
 }
 
+/*
+ * The kind table against the record structs and, kind by kind, the
+ * fields each record of build_all_kinds() (one of each kind) has (written out here, not
+ * read from the table): the iterator and BTF_FOR_EACH_ID agree with both.
+ */
+TEST(btf_kind_table_matches_the_records)
+{
+	/* per kind: ids, strings (name included) of build_all_kinds()'s record */
+	static const uint8_t want[][2] = {
+		[BTF_KIND_INT] = { 0, 1 },	[BTF_KIND_PTR] = { 1, 1 },
+		[BTF_KIND_ARRAY] = { 2, 1 },	[BTF_KIND_STRUCT] = { 2, 3 },
+		[BTF_KIND_UNION] = { 1, 2 },	[BTF_KIND_ENUM] = { 0, 3 },
+		[BTF_KIND_FWD] = { 1, 1 },	[BTF_KIND_TYPEDEF] = { 1, 1 },
+		[BTF_KIND_VOLATILE] = { 1, 1 },	[BTF_KIND_CONST] = { 1, 1 },
+		[BTF_KIND_RESTRICT] = { 1, 1 },	[BTF_KIND_FUNC_PROTO] = { 3, 3 },
+		[BTF_KIND_FUNC] = { 1, 1 },	[BTF_KIND_VAR] = { 1, 1 },
+		[BTF_KIND_DATASEC] = { 1, 1 },	[BTF_KIND_FLOAT] = { 0, 1 },
+		[BTF_KIND_DECL_TAG] = { 1, 1 },	[BTF_KIND_TYPE_TAG] = { 1, 1 },
+		[BTF_KIND_ENUM64] = { 0, 2 },
+	};
+	struct btf *b = build_all_kinds();
+	unsigned k, kinds = 0;
+	uint32_t id;
+
+	REQUIRE(b);
+	CHECK_EQ_U(btf_kinds[BTF_KIND_ARRAY].fixed, sizeof(struct btf_array));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_STRUCT].entry, sizeof(struct btf_member));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_UNION].entry, sizeof(struct btf_member));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_ENUM].entry, sizeof(struct btf_enum));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_ENUM64].entry, sizeof(struct btf_enum64));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_FUNC_PROTO].entry, sizeof(struct btf_param));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_DATASEC].entry, sizeof(struct btf_var_secinfo));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_VAR].fixed, sizeof(struct btf_var));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_DECL_TAG].fixed, sizeof(struct btf_decl_tag));
+	CHECK_EQ_U(btf_kinds[BTF_KIND_INT].fixed, 4);
+	for (k = 1; k < NR_BTF_KINDS; k++) {
+		const struct btf_kind_info *ki = &btf_kinds[k];
+		unsigned j;
+
+		CHECK(ki->name && ki->name[0]);
+		/* whole words (the byte swap is per word) */
+		CHECK(ki->fixed % 4 == 0 && ki->entry % 4 == 0);
+		for (j = 0; j < ki->nids; j++)
+			CHECK(ki->ids[j] >= 2 && ki->ids[j] < 3 + ki->fixed / 4);
+		CHECK(ki->entry_id == BTF_NO_FIELD || (ki->entry_id >= 0 && ki->entry_id < ki->entry / 4));
+		CHECK(ki->entry_str == BTF_NO_FIELD || (ki->entry_str >= 0 && ki->entry_str < ki->entry / 4));
+		CHECK(ki->entry || (ki->entry_id == BTF_NO_FIELD && ki->entry_str == BTF_NO_FIELD));
+	}
+	CHECK_STR(btf_kind_str(NR_BTF_KINDS), "UNKNOWN");
+	for (id = 1; id < NR_BTF_KINDS; id++) {
+		struct btf_type *t = btf_type_mut(b, id);
+		uint32_t v[8], *seen[8];
+		unsigned n = 0;
+		int i, nids;
+
+		REQUIRE(t && btf_kind_known(btf_kind(t)));
+		kinds |= 1u << btf_kind(t);
+		nids = count_fields(t, BTF_FIELD_IDS, v, 8);
+		CHECK_EQ_U(nids, want[btf_kind(t)][0]);
+		CHECK_EQ_U(count_fields(t, BTF_FIELD_STRS, v, 8), want[btf_kind(t)][1]);
+#define SEEN(kk) BTF_FOR_EACH_ID((uint32_t *)t, kk, p, if (n < 8) seen[n++] = p)
+		BTF_KIND_DISPATCH(btf_kind(t), SEEN, CHECK(0));
+#undef SEEN
+		CHECK_EQ_U(n, (unsigned)nids);
+		{
+			struct btf_field_iter it;
+			uint32_t *p;
+
+			btf_field_iter_init(&it, t, BTF_FIELD_IDS);
+			for (i = 0; (p = btf_field_iter_next(&it)) && i < (int)n; i++)
+				CHECK(p == seen[i]);
+		}
+	}
+	CHECK_EQ_U(kinds, (1u << NR_BTF_KINDS) - 2);	/* every kind but void */
+	btf_free(b);
+}
+
+struct textbuf {
+	char *p;
+	size_t len, cap;
+	int fail_after;		/* emit calls before an error; -1 never */
+};
+
+static int text_emit(void *ctx, const char *s, size_t n)
+{
+	struct textbuf *b = ctx;
+
+	if (b->fail_after >= 0 && b->fail_after-- == 0)
+		return -EIO;
+	if (VEC_RESERVE(b->p, b->cap, b->len + n + 1))
+		return -ENOMEM;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+	return 0;
+}
+
+/*
+ * The raw and JSON dumps of one record of each kind, as bpftool v7.1
+ * prints them (its output for this BTF, checked once; t_btf.sh compares
+ * whole kernels), and a failing emit ends a dump with its error.
+ */
+TEST(btf_dump_raw_and_json_of_every_kind)
+{
+	static const char raw[] =
+		"[1] INT 'int' size=4 bits_offset=0 nr_bits=32 encoding=SIGNED\n"
+		"[2] PTR '(anon)' type_id=1\n"
+		"[3] ARRAY '(anon)' type_id=1 index_type_id=1 nr_elems=10\n"
+		"[4] STRUCT 's' size=8 vlen=2\n"
+		"\t'a' type_id=1 bits_offset=0\n"
+		"\t'b' type_id=1 bits_offset=32 bitfield_size=3\n"
+		"[5] UNION 'u' size=4 vlen=1\n"
+		"\t'x' type_id=1 bits_offset=0\n"
+		"[6] ENUM 'e' encoding=SIGNED size=4 vlen=2\n"
+		"\t'E0' val=0\n"
+		"\t'EM' val=-1\n"
+		"[7] FWD 'fw' fwd_kind=union\n"
+		"[8] TYPEDEF 'int_t' type_id=1\n"
+		"[9] VOLATILE '(anon)' type_id=1\n"
+		"[10] CONST '(anon)' type_id=1\n"
+		"[11] RESTRICT '(anon)' type_id=2\n"
+		"[12] FUNC_PROTO '(anon)' ret_type_id=1 vlen=2\n"
+		"\t'p' type_id=1\n"
+		"\t'(anon)' type_id=0\n"
+		"[13] FUNC 'f' type_id=12 linkage=global\n"
+		"[14] VAR 'v' type_id=1, linkage=global\n"
+		"[15] DATASEC '.data' size=4 vlen=1\n"
+		"\ttype_id=14 offset=0 size=4 (VAR 'v')\n"
+		"[16] FLOAT 'double' size=8\n"
+		"[17] DECL_TAG 'tag' type_id=4 component_idx=1\n"
+		"[18] TYPE_TAG 'user' type_id=1\n"
+		"[19] ENUM64 'e64' encoding=UNSIGNED size=8 vlen=1\n"
+		"\t'BIG' val=4294967296ULL\n";
+	static const char json_head[] = "{\"types\":[{\"id\":1,\"kind\":\"INT\",\"name\":\"int\",";
+	static const char json_tail[] =
+		"{\"id\":19,\"kind\":\"ENUM64\",\"name\":\"e64\",\"encoding\":\"UNSIGNED\",\"size\":8,"
+		"\"vlen\":1,\"values\":[{\"name\":\"BIG\",\"val\":4294967296}]}]}\n";
+	struct btf *b = build_all_kinds();
+	struct textbuf t = { .fail_after = -1 };
+	struct diag d = { 0 };
+
+	REQUIRE(b);
+	CHECK_EQ_U(btf_dump_raw(b, text_emit, &t, &d), 0);
+	REQUIRE(t.p);
+	CHECK_STR(t.p, raw);
+	t.len = 0;
+	CHECK_EQ_U(btf_dump_json(b, text_emit, &t, &d), 0);
+	CHECK_EQ_U(t.len, 1580);
+	CHECK(!strncmp(t.p, json_head, strlen(json_head)));
+	CHECK(t.len > strlen(json_tail) && !strcmp(t.p + t.len - strlen(json_tail), json_tail));
+	t.fail_after = 0;
+	CHECK(btf_dump_raw(b, text_emit, &t, &d) == -EIO);
+	CHECK(strstr(d.msg, "output failed") != NULL);
+	mem_free(t.p);
+	btf_free(b);
+}
+
 static void *swap_blob(const uint8_t *p, size_t len)
 {
 	/* Foreign order: magic u16, version/flags bytes, u32 header words, u32 type words. */
@@ -223,7 +386,7 @@ TEST(btf_deferred_index_same_types)
 	CHECK_EQ_U(btf_vlen(btf_type_by_id(b, 4)), 2);
 	CHECK_EQ_U(btf_vlen(btf_type_by_id(b, 15)), 1);
 	CHECK_EQ_U(btf_vlen(btf_type_by_id(b, 19)), 1);
-	CHECK_EQ_U(btf_kind(btf_last_type_mut(b)), BTF_KIND_ENUM64);
+	CHECK_EQ_U(btf_kind(btf_last_type_mut(b)), btf_kind(btf_last_type_mut(a)));
 	btf_free(a);
 	btf_free(b);
 }
@@ -233,12 +396,13 @@ TEST(btf_add_raw_n_matches_one_by_one)
 {
 	struct btf *src = build_all_kinds(), *one = btf_new(NULL), *many = btf_new(NULL),
 		   *defer = btf_new(NULL);
-	uint32_t offs[19], *at = NULL, id;
+	uint32_t offs[NR_BTF_KINDS], *at = NULL, id, n;
 	size_t nw;
 
 	REQUIRE(src && one && many && defer);
+	n = btf_type_count(src) - 1;	/* records */
 	btf_defer_index(defer);
-	for (id = 1; id <= 19; id++) {
+	for (id = 1; id <= n; id++) {
 		const struct btf_type *t = btf_type_by_id(src, id);
 
 		offs[id - 1] = src->index[id - 1];
@@ -248,9 +412,9 @@ TEST(btf_add_raw_n_matches_one_by_one)
 	CHECK_EQ_U(btf_add_raw_n(many, src->types, offs[1], offs, 1, &at), 1);	/* just "int" */
 	CHECK(at == many->types);
 	/* the rest, from a range that does not start at word 0 */
-	CHECK_EQ_U(btf_add_raw_n(many, src->types + offs[1], nw - offs[1], offs + 1, 18, &at), 2);
+	CHECK_EQ_U(btf_add_raw_n(many, src->types + offs[1], nw - offs[1], offs + 1, n - 1, &at), 2);
 	CHECK(at == many->types + offs[1]);
-	CHECK_EQ_U(btf_add_raw_n(defer, src->types, nw, offs, 19, &at), 1);
+	CHECK_EQ_U(btf_add_raw_n(defer, src->types, nw, offs, n, &at), 1);
 	REQUIRE(btf_build_index(defer, 2) == 0);
 	CHECK_EQ_U(btf_type_count(many), btf_type_count(one));
 	CHECK_EQ_U(many->types_len, one->types_len);
@@ -260,11 +424,11 @@ TEST(btf_add_raw_n_matches_one_by_one)
 		CHECK_EQ_U(many->index[id - 1], one->index[id - 1]);
 		CHECK_EQ_U(defer->index[id - 1], one->index[id - 1]);
 	}
-	CHECK_EQ_U(btf_kind(btf_last_type_mut(many)), BTF_KIND_ENUM64);
+	CHECK_EQ_U(btf_kind(btf_last_type_mut(many)), btf_kind(btf_last_type_mut(src)));
 	/* no records, or offsets past the words given: refused, nothing added */
 	CHECK(btf_add_raw_n(many, src->types, nw, offs, 0, &at) < 0);
 	CHECK(btf_add_raw_n(many, src->types, 5, offs, 2, &at) < 0);
-	CHECK_EQ_U(btf_type_count(many), 20);
+	CHECK_EQ_U(btf_type_count(many), n + 1);
 	btf_free(src);
 	btf_free(one);
 	btf_free(many);
@@ -320,7 +484,7 @@ TEST(btf_write_parse_round_trip_both_orders)
 	CHECK_EQ_U(load16(blob), BTF_MAGIC);
 	CHECK_EQ_U(load32((uint8_t *)blob + 4), 24);
 	REQUIRE(btf_parse(blob, len, NULL, &p1, &d) == 0);
-	CHECK_EQ_U(btf_type_count(p1), 20);
+	CHECK_EQ_U(btf_type_count(p1), NR_BTF_KINDS);
 	REQUIRE(btf_write(p1, &blob2, &len2, &d) == 0);
 	CHECK(len == len2 && !memcmp(blob, blob2, len));	/* P1 on a small blob */
 	/* P4: the byte-swapped blob parses to the same types. */
@@ -353,6 +517,7 @@ TEST(btf_parse_errors_name_offsets)
 	struct btf *b = build_all_kinds(), *p = NULL;
 	struct diag d = { 0 };
 	uint8_t *blob = NULL;
+	char want[64];
 	size_t len;
 
 	REQUIRE(b);
@@ -367,7 +532,8 @@ TEST(btf_parse_errors_name_offsets)
 	/* Truncated type section: cut the last record's trailing word. */
 	store32(blob + 12, load32(blob + 12) - 4);
 	CHECK(btf_parse(blob, len, NULL, &p, &d) == -EINVAL);
-	CHECK(strstr(d.msg, "type [19]") != NULL);
+	snprintf(want, sizeof(want), "type [%u]", NR_BTF_KINDS - 1);	/* the last record */
+	CHECK(strstr(d.msg, want) != NULL);
 	store32(blob + 12, load32(blob + 12) + 4);
 	diag_clear(&d);
 	/* Last string byte not NUL. */
@@ -383,11 +549,12 @@ TEST(btf_parse_errors_name_offsets)
 	diag_clear(&d);
 	CHECK(btf_parse_flags(blob, len, NULL, BTF_PARSE_LENIENT, &p, &d) == 0);
 	btf_free(p);
-	/* Unknown kind 20 without a layout section. */
-	store32(blob + 24 + 16 + 4, 20u << 24);
+	/* The first kind past the table, without a layout section. */
+	store32(blob + 24 + 16 + 4, NR_BTF_KINDS << 24);
 	diag_clear(&d);
 	CHECK(btf_parse(blob, len, NULL, &p, &d) == -EINVAL);
-	CHECK(strstr(d.msg, "unknown kind 20") != NULL);
+	snprintf(want, sizeof(want), "unknown kind %u", NR_BTF_KINDS);
+	CHECK(strstr(d.msg, want) != NULL);
 	mem_free(blob);
 	btf_free(b);
 }
@@ -404,7 +571,7 @@ TEST(btf_parse_split_needs_base)
 	REQUIRE(split);
 	btf_add_ptr(split, 4);
 	btf_add_struct(split, "only_in_split", 8);
-	btf_add_member(split, "next", 20, 0, 0);
+	btf_add_member(split, "next", NR_BTF_KINDS, 0, 0);	/* the PTR */
 	REQUIRE(btf_write(split, &sb, &sl, &d) == 0);
 	REQUIRE(btf_write(base, &bb, &bl, &d) == 0);
 	/* P2: without the base, the first string byte is not NUL. */
@@ -413,11 +580,11 @@ TEST(btf_parse_split_needs_base)
 	diag_clear(&d);
 	REQUIRE(btf_parse(bb, bl, NULL, &pb, &d) == 0);
 	REQUIRE(btf_parse(sb, sl, pb, &p, &d) == 0);	/* P3 */
-	CHECK_EQ_U(btf_start_id(p), 20);
-	CHECK_EQ_U(btf_type_count(p), 22);
-	CHECK_STR(btf_name(p, btf_type_by_id(p, 21)->name_off), "only_in_split");
+	CHECK_EQ_U(btf_start_id(p), NR_BTF_KINDS);
+	CHECK_EQ_U(btf_type_count(p), NR_BTF_KINDS + 2);
+	CHECK_STR(btf_name(p, btf_type_by_id(p, NR_BTF_KINDS + 1)->name_off), "only_in_split");
 	CHECK_STR(btf_name(p, btf_type_by_id(p, 4)->name_off), "s");
-	CHECK_EQ_U(btf_find_by_name_kind(p, "only_in_split", BTF_KIND_STRUCT), 21);
+	CHECK_EQ_U(btf_find_by_name_kind(p, "only_in_split", BTF_KIND_STRUCT), NR_BTF_KINDS + 1);
 	btf_free(p);
 	btf_free(pb);
 	btf_free(split);
@@ -428,12 +595,12 @@ TEST(btf_parse_split_needs_base)
 
 TEST(btf_parse_layout_section_and_unknown_kind)
 {
-	/* P6: kind 20 described by a 21-entry layout section (32-byte header). */
-	static const struct btf_layout lay[21] = {
-		[1] = { 4, 0, 0 }, [20] = { 4, 8, 0 },
+	/* P6: the first kind past the table, described by a layout section (32-byte header). */
+	static const struct btf_layout lay[NR_BTF_KINDS + 1] = {
+		[1] = { 4, 0, 0 }, [NR_BTF_KINDS] = { 4, 8, 0 },
 	};
 	uint32_t types[] = {
-		0, 20u << 24 | 2, 0, 0xaaaa, 1, 2, 3, 4,	/* kind 20: info 4 + 2 x 8 */
+		0, NR_BTF_KINDS << 24 | 2, 0, 0xaaaa, 1, 2, 3, 4,	/* info 4 + 2 x 8 */
 		1, BTF_KIND_INT << 24, 4, 32,		/* "i" int */
 	};
 	const char strs[] = "\0i";
@@ -441,6 +608,7 @@ TEST(btf_parse_layout_section_and_unknown_kind)
 	struct btf *p = NULL;
 	struct diag d = { 0 };
 	void *out = NULL;
+	char want[32];
 	size_t olen;
 	uint32_t hdr[8] = { 0, 32, 0, sizeof(types), sizeof(types) + sizeof(lay), sizeof(strs),
 			    sizeof(types), sizeof(lay) };
@@ -470,7 +638,8 @@ TEST(btf_parse_layout_section_and_unknown_kind)
 	memcpy(blob + 24 + sizeof(types), strs, sizeof(strs));
 	diag_clear(&d);
 	CHECK(btf_parse(blob, 24 + sizeof(types) + sizeof(strs), NULL, &p, &d) == -EINVAL);
-	CHECK(strstr(d.msg, "unknown kind 20") != NULL);
+	snprintf(want, sizeof(want), "unknown kind %u", NR_BTF_KINDS);
+	CHECK(strstr(d.msg, want) != NULL);
 }
 
 TEST(btf_append_shifts_own_ids)

@@ -376,14 +376,16 @@ TEST(validate_names)
 TEST(validate_meta_info_and_kind)
 {
 	struct btf *b = with_int();
+	char past[32];
 
 	REQUIRE(b);
 	btf_type_mut(b, 1)->info |= 1u << 16;					/* M1 */
 	VBOTH(b, -EINVAL, "Invalid btf_info:1010000");
 	btf_free(b);
 	b = with_int();
-	raw(b, NULL, 20, 0, 0, 0, 0);						/* M2 */
-	VBOTH(b, -EINVAL, "Invalid kind:20");
+	raw(b, NULL, NR_BTF_KINDS, 0, 0, 0, 0);					/* M2 */
+	snprintf(past, sizeof(past), "Invalid kind:%u", NR_BTF_KINDS);	/* the first past the table */
+	VBOTH(b, -EINVAL, past);
 	btf_free(b);
 	b = with_int();
 	raw(b, NULL, 0, 0, 0, 0, 0);

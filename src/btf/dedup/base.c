@@ -177,9 +177,7 @@ struct btf_dedup_base *pb_new(const struct btf *base, const struct btf_dedup_opt
 	/* base types are canonical candidates, in id order */
 	for (id = 1; id < pb->nr; id++) {
 		const struct btf_type *t = pb_rec(pb, id);
-		unsigned k = btf_kind(t);
-
-		if (k == BTF_KIND_VAR || k == BTF_KIND_DATASEC)
+		if (self_canonical_kind(btf_kind(t)))
 			continue;
 		if ((err = dtab_add(&pb->tab, pb->hash[id], id)))
 			goto fail;
@@ -344,11 +342,19 @@ struct btf_dedup_base *btf_dedup_base_load(const struct btf *base, const void *i
  * what is kept is the full table's order.  A few thousand insertions
  * instead of ~100k for vmlinux.
  */
-static bool anon_hashed_kind(unsigned k)
+static bool anon_hashed_kind(enum btf_kind k)
 {
-	return k == BTF_KIND_INT || k == BTF_KIND_FLOAT || k == BTF_KIND_ENUM ||
-	       k == BTF_KIND_ENUM64 || k == BTF_KIND_FWD || btf_is_composite_kind(k) ||
-	       k == BTF_KIND_TYPEDEF;
+	switch (k) {
+	case BTF_KIND_INT: case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM:
+	case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_FLOAT: case BTF_KIND_ENUM64:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC:
+	case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+		break;
+	}
+	return false;
 }
 
 /*
@@ -356,9 +362,19 @@ static bool anon_hashed_kind(unsigned k)
  * equal to, ids aside (those depend on resolution): its info word, and
  * the element count or the parameter names.
  */
-static bool shaped_kind(unsigned k)
+static bool shaped_kind(enum btf_kind k)
 {
-	return k == BTF_KIND_ARRAY || k == BTF_KIND_FUNC_PROTO;
+	switch (k) {
+	case BTF_KIND_ARRAY: case BTF_KIND_FUNC_PROTO:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC: case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_FLOAT:
+	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
 static uint32_t shape_sig(const struct btf_type *t)
@@ -436,10 +452,10 @@ struct btf_dedup_base *pb_new_for(const struct btf *base, const struct btf *own,
 	}
 	for (id = 1; id < pb->nr; id++) {
 		const struct btf_type *t = pb_rec(pb, id);
-		unsigned k = btf_kind(t);
+		enum btf_kind k = btf_kind(t);
 		uint64_t h;
 
-		if (k == BTF_KIND_VAR || k == BTF_KIND_DATASEC) {
+		if (self_canonical_kind(k)) {
 			vd[id / 32] |= 1u << (id % 32);
 			continue;
 		}

@@ -19,7 +19,7 @@ static int prep_chunk(void *ctx, unsigned worker, size_t item)
 	for (; id < end; id++) {
 		struct btf_type *t = btf_type_mut(d->btf, id);
 		struct btf_field_iter it;
-		unsigned k;
+		enum btf_kind k;
 		uint32_t *p;
 
 		k = btf_kind(t);
@@ -34,7 +34,7 @@ static int prep_chunk(void *ctx, unsigned worker, size_t item)
 					return diag_err(d->d, EINVAL,
 							"dedup: type %u refers to invalid id %u", id, *p);
 		}
-		set_map(d, id, k == BTF_KIND_VAR || k == BTF_KIND_DATASEC ? id : UNPROCESSED);
+		set_map(d, id, self_canonical_kind(k) ? id : UNPROCESSED);
 	}
 	return 0;
 }
@@ -75,10 +75,21 @@ static int fail(struct dedup *d, int err, const char *phase)
  * not map (VAR and DATASEC map to themselves in prep); dedup_ref() itself
  * reports a kind it cannot handle.
  */
-static inline bool ref_pass_kind(unsigned k)
+static inline bool ref_pass_kind(enum btf_kind k)
 {
-	return !prim_kind(k) && k != BTF_KIND_STRUCT && k != BTF_KIND_UNION &&
-	       k != BTF_KIND_VAR && k != BTF_KIND_DATASEC;
+	switch (k) {
+	case BTF_KIND_UNKN: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG:
+	default:	/* unknown: dedup_ref() reports it */
+		break;
+	case BTF_KIND_INT: case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM:
+	case BTF_KIND_FWD: case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_FLOAT:
+	case BTF_KIND_ENUM64:
+		return false;	/* phases 2-4 and prep map them */
+	}
+	return true;
 }
 
 /* Phases 2-5 over the own ids of a prepared run. */

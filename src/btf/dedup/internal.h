@@ -305,7 +305,7 @@ static inline struct btf_type *T(const struct dedup *d, uint32_t id)
 }
 
 /* Kind of own id (prep's copy: no record read). */
-static inline unsigned K(const struct dedup *d, uint32_t id)
+static inline enum btf_kind K(const struct dedup *d, uint32_t id)
 {
 	return d->kinds[id - d->start_id];
 }
@@ -315,7 +315,7 @@ static inline unsigned K(const struct dedup *d, uint32_t id)
  * 170 MB of records: the struct phase's kind checks were its costliest
  * cache misses), base ids from their records.
  */
-static inline unsigned KI(const struct dedup *d, uint32_t id)
+static inline enum btf_kind KI(const struct dedup *d, uint32_t id)
 {
 	return id >= d->start_id ? K(d, id) : btf_kind(T(d, id));
 }
@@ -521,7 +521,24 @@ static inline bool compat_fnproto(const struct btf_type *a, const struct btf_typ
 	return true;
 }
 
-static inline bool is_ref_kind(unsigned k, bool typedef_is_ref)
+/* VAR and DATASEC: never deduplicated, each its own canonical type (libbpf). */
+static inline bool self_canonical_kind(enum btf_kind k)
+{
+	switch (k) {
+	case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO:
+	case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+	case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
+}
+
+static inline bool is_ref_kind(enum btf_kind k, bool typedef_is_ref)
 {
 	switch (k) {
 	case BTF_KIND_CONST: case BTF_KIND_VOLATILE: case BTF_KIND_RESTRICT:
@@ -529,6 +546,10 @@ static inline bool is_ref_kind(unsigned k, bool typedef_is_ref)
 		return true;
 	case BTF_KIND_TYPEDEF:
 		return typedef_is_ref;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_ARRAY: case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_FUNC_PROTO:
+	case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_ENUM64:
 	default:
 		return false;
 	}
@@ -564,6 +585,7 @@ static inline int kind_hash(const struct dedup *d, const struct btf_type *t, uin
 	case BTF_KIND_VAR: case BTF_KIND_DATASEC:
 		*h = 0;
 		return 0;
+	case BTF_KIND_UNKN:
 	default:
 		return -EINVAL;
 	}
@@ -573,15 +595,37 @@ static inline int kind_hash(const struct dedup *d, const struct btf_type *t, uin
  * The kinds phases 2 and 3 act on; their passes over all own ids skip the
  * others by prep's kind bytes.
  */
-static inline bool prim_kind(unsigned k)
+static inline bool prim_kind(enum btf_kind k)
 {
-	return k == BTF_KIND_INT || k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64 ||
-	       k == BTF_KIND_FWD || k == BTF_KIND_FLOAT;
+	switch (k) {
+	case BTF_KIND_INT: case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_FLOAT:
+	case BTF_KIND_ENUM64:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC:
+	case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+		break;
+	}
+	return false;
 }
 
-static inline bool struct_phase_kind(const struct dedup *d, unsigned k)
+static inline bool struct_phase_kind(const struct dedup *d, enum btf_kind k)
 {
-	return k == BTF_KIND_STRUCT || k == BTF_KIND_UNION || (d->head && k == BTF_KIND_TYPEDEF);
+	switch (k) {
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		return true;
+	case BTF_KIND_TYPEDEF:
+		return d->head;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO:
+	case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
 static inline uint32_t fold64(uint64_t h)

@@ -26,7 +26,7 @@ int dedup_prim(struct dedup *d, uint32_t id)
 {
 	struct btf_type *t = T(d, id), *c;
 	uint32_t new_id = id, cid;
-	unsigned k = btf_kind(t);
+	enum btf_kind k = btf_kind(t);
 	struct dcand it;
 	uint64_t h;
 
@@ -89,6 +89,11 @@ int dedup_prim(struct dedup *d, uint32_t id)
 			}
 		}
 		break;
+	case BTF_KIND_UNKN: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC:
+	case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
 	default:
 		return 0;
 	}

@@ -28,31 +28,28 @@ static int64_t base_find(const struct base_strs *b, size_t nb, const char *s)
 
 /*
  * Where the string offsets of a record are: word 0, then word `first` of
- * each of `count` elements of `stride` words (doc 1.7 order).
+ * each of `count` entries of `stride` words (doc 1.7 order), from the
+ * kind table (per kind, with constants: every record of the input).
  */
-static inline int str_layout(const struct btf_type *t, unsigned *stride, unsigned *count)
+#define STR_LAYOUT(k)								\
+	do {									\
+		const struct btf_kind_info *ki_ = &btf_kinds[k];		\
+										\
+		*first = *stride = *count = 0;					\
+		if (ki_->entry_str != BTF_NO_FIELD) {				\
+			*first = 3 + ki_->fixed / 4 + (unsigned)ki_->entry_str;	\
+			*stride = ki_->entry / 4;				\
+			*count = btf_vlen(t);					\
+		}								\
+	} while (0)
+
+static inline __attribute__((always_inline)) int
+str_layout(const struct btf_type *t, unsigned *first, unsigned *stride, unsigned *count)
 {
-	switch (btf_kind(t)) {
-	case BTF_KIND_ENUM: case BTF_KIND_FUNC_PROTO:
-		*stride = 2;
-		*count = btf_vlen(t);
-		return 0;
-	case BTF_KIND_ENUM64: case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-		*stride = 3;
-		*count = btf_vlen(t);
-		return 0;
-	case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY: case BTF_KIND_FWD:
-	case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_VAR:
-	case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
-	case BTF_KIND_TYPE_TAG:
-		*stride = 0;
-		*count = 0;
-		return 0;
-	default:
-		return -EINVAL;
-	}
+	BTF_KIND_DISPATCH(btf_kind(t), STR_LAYOUT, return -EINVAL)
+	return 0;
 }
+#undef STR_LAYOUT
 
 /*
  * The string phase in parallel.  libbpf visits every string reference in
@@ -85,14 +82,14 @@ static inline struct btf_type *own_rec(struct btf *btf, uint32_t id)
 #define FOR_EACH_OWN_STR(d, id, end, p, body)						\
 	for (; id < end; id++) {							\
 		struct btf_type *t_ = own_rec((d)->btf, id);				\
-		unsigned stride_, count_, i_;						\
+		unsigned first_, stride_, count_, i_;					\
 		uint32_t *w_ = (uint32_t *)t_;						\
 											\
-		if (str_layout(t_, &stride_, &count_))					\
+		if (str_layout(t_, &first_, &stride_, &count_))				\
 			return diag_err((d)->d, EINVAL, "dedup: type %u has unknown kind %u",	\
 					id, btf_kind(t_));					\
 		for (i_ = 0; i_ <= count_; i_++) {					\
-			uint32_t *p = i_ ? w_ + 3 + (i_ - 1) * stride_ : w_;		\
+			uint32_t *p = i_ ? w_ + first_ + (i_ - 1) * stride_ : w_;	\
 											\
 			if (*p == 0 || *p < start)					\
 				continue;						\

@@ -12,13 +12,23 @@
  * none of these kinds on either side is one merge_hypot() leaves alone:
  * two thirds of vmlinux's pairs (pointers, prototypes, typedefs, arrays).
  */
-static inline bool sfu_kind(unsigned k)
+static inline bool sfu_kind(enum btf_kind k)
 {
-	return k == BTF_KIND_STRUCT || k == BTF_KIND_UNION || k == BTF_KIND_FWD;
+	switch (k) {
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_FWD:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_ARRAY:
+	case BTF_KIND_ENUM: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO:
+	case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
-static inline int hypot_note(struct dedup *d, uint32_t canon, unsigned cand_kind,
-			     unsigned canon_kind)
+static inline int hypot_note(struct dedup *d, uint32_t canon, enum btf_kind cand_kind,
+			     enum btf_kind canon_kind)
 {
 	if (!sfu_kind(cand_kind) && !sfu_kind(canon_kind))
 		return 0;
@@ -165,6 +175,7 @@ again:
 				return false;
 		return true;
 	}
+	case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_DECL_TAG:
 	default:
 		return false;
 	}
@@ -188,7 +199,8 @@ static int is_equiv(struct dedup *d, uint32_t cand0, uint32_t canon0)
 	while (st->n) {
 		uint32_t canon = st->v[--st->n], cand = st->v[--st->n], h;
 		const struct btf_type *ct, *nt;
-		unsigned ck, nk, i, n;
+		enum btf_kind ck, nk;
+		unsigned i, n;
 
 		/*
 		 * cand mapped straight to canon (an earlier walk merged them;
@@ -316,6 +328,8 @@ static int is_equiv(struct dedup *d, uint32_t cand0, uint32_t canon0)
 			st->v[st->n++] = nt->type;
 			break;
 		}
+		case BTF_KIND_UNKN: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+		case BTF_KIND_DECL_TAG:
 		default:
 			return -EINVAL;
 		}
@@ -344,10 +358,19 @@ static void merge_hypot(struct dedup *d)
 	}
 }
 
-static inline bool ptr_like(unsigned k)
+static inline bool ptr_like(enum btf_kind k)
 {
-	return k == BTF_KIND_PTR || k == BTF_KIND_CONST || k == BTF_KIND_VOLATILE ||
-	       k == BTF_KIND_RESTRICT;
+	switch (k) {
+	case BTF_KIND_PTR: case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_ARRAY: case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR: case BTF_KIND_DATASEC:
+	case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+	case BTF_KIND_ENUM64:
+		break;
+	}
+	return false;
 }
 
 /*
@@ -374,7 +397,7 @@ static uint32_t member_sig(const struct dedup *d, const struct btf_type *t)
 
 		for (steps = 0; steps < 8; steps++) {
 			const struct btf_type *tx = T(d, x);
-			unsigned k = btf_kind(tx);
+			enum btf_kind k = btf_kind(tx);
 
 			if (!ptr_like(k)) {
 				h = hc(h, tx->name_off);

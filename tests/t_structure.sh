@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The code's structure holds (ARCHITECTURE.md, Invariants): every folder
-# includes only the folders it may use; the library (src/ but cli/) has no
-# writable data beyond tests/writable-data.txt.
+# includes only the folders it may use; struct btf's fields stay inside
+# src/btf/; the library (src/ but cli/) has no writable data beyond
+# tests/writable-data.txt.
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
@@ -21,6 +22,11 @@ for dir in "${!may[@]}"; do
 done
 [ $bad = 0 ] && pass "include layering: every folder includes only what it may use" ||
 	fail "include layering: $bad includes cross the code map's lines"
+
+# struct btf is opaque outside src/btf/ (its fields are btf_internal.h's)
+leak=$(grep -rl '#include "btf/btf_internal.h"' src | grep -v '^src/btf/')
+[ -z "$leak" ] && pass "struct btf is opaque outside src/btf/" ||
+	{ fail "btf_internal.h included outside src/btf/"; echo "$leak" | sed 's/^/    /'; }
 
 # writable data: each library file compiled alone (no LTO: its statics stay visible)
 : > "$WORK/writable"

@@ -32,6 +32,29 @@ other:
 	return -EINVAL;
 }
 
+void btf_set_release(struct btf *btf, void (*release)(void *), void *ctx)
+{
+	btf->release = release;
+	btf->release_ctx = ctx;
+}
+
+uint32_t btf_type_count(const struct btf *btf) { return btf->start_id + btf->nr_types; }
+uint32_t btf_start_id(const struct btf *btf) { return btf->start_id; }
+const struct btf *btf_base(const struct btf *btf) { return btf->base; }
+uint32_t btf_strs_end(const struct btf *btf) { return btf->start_str_off + (uint32_t)btf->strs.len; }
+const char *btf_strs_data(const struct btf *btf) { return btf->strs.data; }
+size_t btf_strs_len(const struct btf *btf) { return btf->strs.len; }
+const struct diag *btf_error(const struct btf *btf) { return btf->err.code ? &btf->err : NULL; }
+void btf_set_endian(struct btf *btf, enum btf_endian e) { btf->endian = e; }
+
+bool btf_strs_indexed(const struct btf *btf)
+{
+	for (; btf; btf = btf->base)
+		if (!btf->strs.nslots)
+			return false;
+	return true;
+}
+
 struct btf *btf_new(const struct btf *base)
 {
 	struct btf *btf = mem_zalloc(sizeof(*btf));
@@ -65,7 +88,6 @@ void btf_free(struct btf *btf)
 	if (!btf->index_borrowed)
 		mem_free(btf->index);
 	mem_free(btf->layout);
-	mem_free(btf->marks);
 	strset_free(&btf->strs);
 	if (btf->release)
 		btf->release(btf->release_ctx);
@@ -124,23 +146,6 @@ int btf_strs_index(struct strset *s)
 int btf_index_strings(struct btf *btf)
 {
 	return btf_strs_index(&btf->strs);
-}
-
-int btf_seed_strs(struct btf *btf, const char *data, size_t len)
-{
-	struct strset ns;
-
-	if (btf->base || btf->nr_types || btf->strs.len != 1)
-		return -EINVAL;
-	while (len && data[len - 1])
-		len--;
-	if (len >= SEED_STRS_MAX)
-		return -E2BIG;
-	if (strset_init_after_empty(&ns, data, len))
-		return -ENOMEM;
-	strset_free(&btf->strs);
-	btf->strs = ns;
-	return 0;
 }
 
 /* Offset of str in an unindexed section: a scan over NUL-separated strings. */
@@ -210,11 +215,16 @@ int64_t btf_find_str(const struct btf *btf, const char *str)
 	return find_str(btf, str, len, strset_hash(str, len));
 }
 
-int64_t btf_add_str_hashed(struct btf *btf, const char *str, size_t len, uint32_t h)
+int64_t btf_find_str_hashed(const struct btf *btf, const char *str, size_t len, uint32_t h)
+{
+	return find_str(btf, str, len, h);
+}
+
+static int64_t add_str_hashed(struct btf *btf, const char *str, size_t len, uint32_t h)
 {
 	int64_t off;
 
-	if (btf->base && !btf->defer_base_strs) {
+	if (btf->base) {
 		off = find_str(btf->base, str, len, h);
 		if (off >= 0)
 			return off;
@@ -228,19 +238,6 @@ int64_t btf_add_str_hashed(struct btf *btf, const char *str, size_t len, uint32_
 	if ((uint64_t)off + btf->start_str_off > 0x7fffffff)
 		return diag_err(&btf->err, E2BIG, "string section exceeds 2 GiB");
 	return btf->start_str_off + off;
-}
-
-int64_t btf_add_str_at(struct btf *btf, uint32_t at, const char *str, size_t len, uint32_t h)
-{
-	int64_t off;
-
-	if (btf->base)
-		return btf_add_str_hashed(btf, str, len, h);
-	off = strset_add_at(&btf->strs, at, str, len, h);
-	if (off < 0)
-		return diag_err(&btf->err, (int)-off, "cannot add string \"%.64s\": %s", str,
-				strerror((int)-off));
-	return off;
 }
 
 /*
@@ -327,7 +324,11 @@ static void match_scanned(const struct btf *btf, const struct btf *b, uint32_t *
 	}
 }
 
-int btf_resolve_base_strs(struct btf *btf, struct diag *d)
+/*
+ * Own strings added without the base (btf_parts.base_strs_unmatched):
+ * every one the base also has takes the base's offset.
+ */
+static int resolve_base_strs(struct btf *btf, struct diag *d)
 {
 	uint32_t *remap, id, end = btf_type_count(btf);
 	size_t own_len = btf->strs.len, left;
@@ -335,9 +336,6 @@ int btf_resolve_base_strs(struct btf *btf, struct diag *d)
 	const struct btf *b;
 	const char *p, *e, *z;
 
-	if (!btf->defer_base_strs)
-		return 0;
-	btf->defer_base_strs = false;
 	if (!btf->strs.count)
 		return 0;
 	remap = mem_array(own_len ? own_len : 1, sizeof(*remap));	/* base offset + 1 */
@@ -389,7 +387,7 @@ int64_t btf_add_str(struct btf *btf, const char *str)
 {
 	size_t len = strlen(str);
 
-	return btf_add_str_hashed(btf, str, len, strset_hash(str, len));
+	return add_str_hashed(btf, str, len, strset_hash(str, len));
 }
 
 int btf_find_by_name_kind(const struct btf *btf, const char *name, unsigned kind)
@@ -420,9 +418,6 @@ int btf_find_by_name_kind(const struct btf *btf, const char *name, unsigned kind
 
 /* ---- builder ---------------------------------------------------------- */
 
-/* Records between the marks a deferred index leaves (btf_build_index's work items). */
-#define INDEX_MARK_STEP 65536
-
 /* Room for nrecs more records, nwords in all; returns their word offset or -errno. */
 static int64_t reserve_types(struct btf *btf, size_t nwords, size_t nrecs)
 {
@@ -433,16 +428,9 @@ static int64_t reserve_types(struct btf *btf, size_t nwords, size_t nrecs)
 	if (btf_own(btf))
 		return -ENOMEM;
 	if (VEC_RESERVE(btf->types, btf->types_cap, off + nwords) ||
-	    (!btf->defer_index && VEC_RESERVE(btf->index, btf->index_cap, btf->nr_types + nrecs)))
+	    VEC_RESERVE(btf->index, btf->index_cap, btf->nr_types + nrecs))
 		return diag_err(&btf->err, ENOMEM, "out of memory adding type %u",
 				btf_type_count(btf));
-	if (btf->defer_index && btf->nr_types >= (btf->nmarks + 1) * INDEX_MARK_STEP) {
-		if (VEC_RESERVE(btf->marks, btf->marks_cap, btf->nmarks + 1))
-			return diag_err(&btf->err, ENOMEM, "out of memory adding type %u",
-					btf_type_count(btf));
-		btf->marks[btf->nmarks].idx = btf->nr_types;
-		btf->marks[btf->nmarks++].off = off;
-	}
 	return (int64_t)off;
 }
 
@@ -454,9 +442,7 @@ static int64_t reserve_type(struct btf *btf, size_t nwords)
 static int commit_type(struct btf *btf, size_t off, size_t nwords, unsigned kind)
 {
 	btf->types_len = off + nwords;
-	if (!btf->defer_index)
-		btf->index[btf->nr_types] = (uint32_t)off;
-	btf->last_off = off;
+	btf->index[btf->nr_types] = (uint32_t)off;
 	btf->last_type_kind = (int)kind;
 	return (int)(btf->start_id + btf->nr_types++);
 }
@@ -475,29 +461,6 @@ int btf_add_raw(struct btf *btf, const struct btf_type *t, size_t bytes)
 	return commit_type(btf, (size_t)off, nwords, btf_kind(t));
 }
 
-int btf_add_raw_n(struct btf *btf, const uint32_t *words, size_t nwords, const uint32_t *offs,
-		  size_t n, uint32_t **at)
-{
-	uint32_t first = btf_type_count(btf);
-	int64_t r;
-	size_t k, off;
-
-	if (!n || nwords < 3 * n || offs[n - 1] - offs[0] + 3 > nwords)
-		return diag_err(&btf->err, EINVAL, "raw records: %zu in %zu words", n, nwords);
-	if ((r = reserve_types(btf, nwords, n)) < 0)
-		return (int)r;
-	off = (size_t)r;
-	memcpy(btf->types + off, words, nwords * 4);
-	if (!btf->defer_index)
-		for (k = 0; k < n; k++)
-			btf->index[btf->nr_types + k] = (uint32_t)(off + offs[k] - offs[0]);
-	btf->nr_types += (uint32_t)n;
-	btf->types_len = off + nwords;
-	btf->last_off = off + offs[n - 1] - offs[0];
-	btf->last_type_kind = (int)btf_kind((const struct btf_type *)(btf->types + btf->last_off));
-	*at = btf->types + off;
-	return (int)first;
-}
 
 static int name_off(struct btf *btf, const char *name, int64_t *off)
 {
@@ -637,9 +600,7 @@ int btf_add_union(struct btf *btf, const char *name, uint32_t byte_sz)
  */
 static struct btf_type *last_type(struct btf *btf)
 {
-	if (!btf->defer_index)
-		return btf_type_mut(btf, btf_type_count(btf) - 1);
-	return btf_writable(btf) ? NULL : (struct btf_type *)(btf->types + btf->last_off);
+	return btf_type_mut(btf, btf_type_count(btf) - 1);
 }
 
 struct btf_type *btf_last_type_mut(struct btf *btf)
@@ -647,43 +608,82 @@ struct btf_type *btf_last_type_mut(struct btf *btf)
 	return btf->nr_types ? last_type(btf) : NULL;
 }
 
+struct index_work {
+	const uint32_t *types;
+	size_t nwords;
+	uint32_t nr;
+	const struct btf_mark *marks;
+	size_t nmarks;
+	uint32_t *index;
+};
+
 /* Index the records from mark i to the next (or the end). */
 static int index_span(void *ctx, unsigned worker, size_t i)
 {
-	struct btf *btf = ctx;
-	uint32_t id = i ? btf->marks[i - 1].idx : 0;
-	uint32_t end = i < btf->nmarks ? btf->marks[i].idx : btf->nr_types;
-	size_t off = i ? btf->marks[i - 1].off : 0;
-	size_t stop = i < btf->nmarks ? btf->marks[i].off : btf->types_len;
+	const struct index_work *x = ctx;
+	const struct btf_mark *m = x->marks;
+	uint32_t id = i ? m[i - 1].idx : 0;
+	uint32_t end = i < x->nmarks ? m[i].idx : x->nr;
+	size_t off = i ? m[i - 1].off : 0;
+	size_t stop = i < x->nmarks ? m[i].off : x->nwords;
 
 	(void)worker;
-	/* The adds wrote every record whole: sizes follow from the headers. */
+	/* The builder appended every record whole: sizes follow from the headers. */
 	for (; id < end; id++) {
-		btf->index[id] = (uint32_t)off;
-		off += btf_type_size((const struct btf_type *)(btf->types + off)) / 4;
+		if (off >= stop)
+			return -EINVAL;
+		x->index[id] = (uint32_t)off;
+		off += btf_type_size((const struct btf_type *)(x->types + off)) / 4;
 	}
-	return off == stop ? 0 : -EINVAL;	/* cannot be: the marks are record starts */
+	return off == stop ? 0 : -EINVAL;	/* a mark that is not a record start */
 }
 
-int btf_build_index(struct btf *btf, unsigned jobs)
+int btf_index_records(const uint32_t *types, size_t nwords, uint32_t nr,
+		      const struct btf_mark *marks, size_t nmarks, unsigned jobs, uint32_t *index)
 {
-	int err;
+	struct index_work x = { types, nwords, nr, marks, nmarks, index };
 
-	if (!btf->defer_index)
-		return 0;
-	mem_free(btf->index);
-	btf->index_cap = MAX(btf->nr_types, 1u);
-	if (!(btf->index = mem_array(btf->index_cap, sizeof(*btf->index)))) {
-		btf->index_cap = 0;
-		return diag_err(&btf->err, ENOMEM, "out of memory indexing %u types", btf->nr_types);
+	return pool_for(jobs, nmarks + 1, index_span, &x);
+}
+
+int btf_from_parts(const struct btf *base, struct btf_parts *parts, enum btf_endian e,
+		   unsigned jobs, struct btf **out, struct diag *d)
+{
+	struct btf *btf;
+	int err = 0;
+
+	*out = NULL;
+	if (!(btf = btf_new(base)))
+		return diag_err(d, ENOMEM, "out of memory");
+	strset_free(&btf->strs);
+	btf->strs = parts->strs;
+	btf->types = parts->types;
+	btf->types_len = parts->nwords;
+	btf->types_cap = parts->cap;
+	btf->nr_types = parts->nr;
+	btf->endian = e;
+	btf->index = parts->index;
+	btf->index_cap = parts->index_cap;
+	if (!btf->index) {
+		btf->index_cap = MAX(btf->nr_types, 1u);
+		if (!(btf->index = mem_array(btf->index_cap, sizeof(*btf->index))))
+			err = diag_err(d, ENOMEM, "out of memory indexing %u types", btf->nr_types);
+		else if (btf_index_records(btf->types, btf->types_len, btf->nr_types, parts->marks,
+					   parts->nmarks, jobs, btf->index))
+			err = diag_err(d, EINVAL, "indexing %u types: record sizes disagree",
+				       btf->nr_types);
 	}
-	if ((err = pool_for(jobs, btf->nmarks + 1, index_span, btf)))
-		return diag_err(&btf->err, -err, "indexing %u types: record sizes disagree",
-				btf->nr_types);
-	mem_free(btf->marks);
-	btf->marks = NULL;
-	btf->nmarks = btf->marks_cap = 0;
-	btf->defer_index = false;
+	if (!err && btf->nr_types)
+		btf->last_type_kind = (int)btf_kind(btf_type_by_id(btf, btf_type_count(btf) - 1));
+	if (!err && parts->base_strs_unmatched)
+		err = resolve_base_strs(btf, d);
+	mem_free(parts->marks);
+	memset(parts, 0, sizeof(*parts));
+	if (err) {
+		btf_free(btf);
+		return err;
+	}
+	*out = btf;
 	return 0;
 }
 

@@ -336,36 +336,8 @@ int btf_type_data_size(const struct btf_type *t, const struct btf_layout *layout
 
 enum btf_endian { BTF_LITTLE_ENDIAN = 0, BTF_BIG_ENDIAN = 1 };
 
-/* The object.  Fields are private to src/btf/: use the functions below. */
-struct btf {
-	const struct btf *base;
-	uint32_t start_id;		/* first own id (1 for base BTF) */
-	uint32_t start_str_off;		/* first own string offset (0 for base BTF) */
-	uint32_t nr_types;		/* own types */
-	uint32_t *types;		/* own records, host order */
-	size_t types_len, types_cap;	/* in words */
-	uint32_t *index;		/* own id - start_id -> word offset in types */
-	size_t index_cap;
-	struct strset strs;		/* own string section */
-	/* Blob properties, remembered from parse so that write reproduces it. */
-	enum btf_endian endian;
-	uint32_t hdr_len;		/* 24 or 32 (32 only with a layout section) */
-	struct btf_layout *layout;	/* own layout section, or NULL */
-	uint32_t nlayout;		/* entries in layout */
-	int last_type_kind;		/* kind of the last added type, for btf_add_member etc. */
-	struct diag err;		/* first builder error */
-	bool types_borrowed;		/* types point into the parsed blob (BTF_PARSE_BORROW) */
-	bool types_inplace;		/* ... and may be written there (BTF_PARSE_WRITABLE) */
-	bool index_borrowed;		/* index belongs to the caller (btf_parse_known) */
-	bool defer_base_strs;		/* btf_add_str skips the base (btf_defer_base_strs) */
-	bool defer_index;		/* adds skip index (btf_defer_index) */
-	/* ... and leave a mark (own id - start_id, word offset) every ~64k records */
-	struct btf_mark { uint32_t idx; size_t off; } *marks;
-	size_t nmarks, marks_cap;
-	size_t last_off;		/* word offset of the last added record */
-	void (*release)(void *);	/* btf_free() calls release(release_ctx) last */
-	void *release_ctx;
-};
+/* The object (btf_internal.h: private to src/btf/). */
+struct btf;
 
 /* New empty BTF; split on base if base is not NULL (base must outlive it). */
 struct btf *btf_new(const struct btf *base);
@@ -384,23 +356,21 @@ int btf_own(struct btf *btf);
  */
 int btf_writable(struct btf *btf);
 /* Have btf_free() call release(ctx), e.g. to unmap the blob a BTF borrows. */
-static inline void btf_set_release(struct btf *btf, void (*release)(void *), void *ctx)
-{
-	btf->release = release;
-	btf->release_ctx = ctx;
-}
+void btf_set_release(struct btf *btf, void (*release)(void *), void *ctx);
 
 /* Type count including void and the base's types: the next id to be added. */
-static inline uint32_t btf_type_count(const struct btf *btf) { return btf->start_id + btf->nr_types; }
-static inline uint32_t btf_start_id(const struct btf *btf) { return btf->start_id; }
-static inline const struct btf *btf_base(const struct btf *btf) { return btf->base; }
+uint32_t btf_type_count(const struct btf *btf);
+uint32_t btf_start_id(const struct btf *btf);
+const struct btf *btf_base(const struct btf *btf);
 /* Logical string space: [0, btf_strs_end). */
-static inline uint32_t btf_strs_end(const struct btf *btf) { return btf->start_str_off + (uint32_t)btf->strs.len; }
+uint32_t btf_strs_end(const struct btf *btf);
 /* Own string section bytes. */
-static inline const char *btf_strs_data(const struct btf *btf) { return btf->strs.data; }
-static inline size_t btf_strs_len(const struct btf *btf) { return btf->strs.len; }
+const char *btf_strs_data(const struct btf *btf);
+size_t btf_strs_len(const struct btf *btf);
+/* Do btf and every base below it have a string lookup index? */
+bool btf_strs_indexed(const struct btf *btf);
 /* First builder error, or NULL. */
-static inline const struct diag *btf_error(const struct btf *btf) { return btf->err.code ? &btf->err : NULL; }
+const struct diag *btf_error(const struct btf *btf);
 
 /*
  * Type by id; id 0 yields a zeroed "void" record.  NULL when id is out of
@@ -415,19 +385,41 @@ struct btf_type *btf_type_mut(struct btf *btf, uint32_t id);
 /* The record the last btf_add_*() made, writable (NULL if none or on ENOMEM). */
 struct btf_type *btf_last_type_mut(struct btf *btf);
 /*
- * Append-only building without the id index: the adds skip it, and until
- * btf_build_index() nothing may look a type up by id (btf_type_by_id,
- * btf_type_mut, btf_find_by_name_kind and what calls them).  For a
- * builder that only appends: the index of a kernel image's pre-dedup
- * types is 17 MB, at the moment its conversion holds the most memory.
- * The adds mark a record start every 64k records for a parallel build.
+ * What a builder outside btf/ appended (the encoder, encode/builder.c):
+ * nr records whole, in id order, host order, in types (nwords words of
+ * cap); the own string section their offsets point into; a mark (own id
+ * - start id, word offset) every so many records, where the index build
+ * starts a worker.  base_strs_unmatched: strings were added without
+ * looking at the base (which had no string index); btf_from_parts() maps
+ * every own string the base also has to the base's offset, as adding
+ * with the base's index would have (the nearest level's first copy).
  */
-static inline void btf_defer_index(struct btf *btf) { btf->defer_index = true; }
+struct btf_mark { uint32_t idx; size_t off; };
+struct btf_parts {
+	uint32_t *types;
+	size_t nwords, cap;
+	uint32_t nr;
+	struct btf_mark *marks;
+	size_t nmarks;
+	uint32_t *index;		/* the id index if the builder made one (else built here) */
+	size_t index_cap;
+	struct strset strs;
+	bool base_strs_unmatched;
+};
 /*
- * Build the id index skipped since btf_defer_index() on up to jobs threads
- * (the marks the adds left split the records); 0 or -errno.
+ * The id index (own id - start id -> word offset) of nr whole records in
+ * types[0, nwords), on up to jobs threads, one from each mark; 0, or
+ * -EINVAL if a mark or the end is not a record boundary.
  */
-int btf_build_index(struct btf *btf, unsigned jobs);
+int btf_index_records(const uint32_t *types, size_t nwords, uint32_t nr,
+		      const struct btf_mark *marks, size_t nmarks, unsigned jobs, uint32_t *index);
+/*
+ * A BTF on base (may be NULL) that takes over parts' arrays (parts is
+ * left empty, to free), in byte order e, its id index built on up to jobs
+ * threads.  0 or -errno with d set.
+ */
+int btf_from_parts(const struct btf *base, struct btf_parts *parts, enum btf_endian e,
+		   unsigned jobs, struct btf **out, struct diag *d);
 /* Size in bytes of a whole record (header included). */
 static inline size_t btf_type_size(const struct btf_type *t)
 {
@@ -440,51 +432,14 @@ static inline size_t btf_type_size(const struct btf_type *t)
 const char *btf_name(const struct btf *btf, uint32_t off);
 /* Logical offset of str if present (base first), else -ENOENT. */
 int64_t btf_find_str(const struct btf *btf, const char *str);
+/* The same with len = strlen(str) and h = strset_hash(str, len) known. */
+int64_t btf_find_str_hashed(const struct btf *btf, const char *str, size_t len, uint32_t h);
 /* Build the string lookup index if the parse skipped it.  0 or -ENOMEM. */
 int btf_index_strings(struct btf *btf);
-/*
- * Seed a new base BTF's string section (nothing added yet) with a copy of
- * a string section, data[0, len), whose string at data + p is at offset
- * p + 1: btf_add_str_at() can then make that copy a text's offset (the
- * encoder's .debug_str: a reference to a string there has its offset
- * from its position).  Text after data's last NUL is left out.  0 or a
- * negative errno.
- */
-#define SEED_STRS_MAX (1u << 30)	/* the largest section seeded (-E2BIG) */
-int btf_seed_strs(struct btf *btf, const char *data, size_t len);
-/*
- * btf_add_str_hashed() of a string a seeded BTF's section holds at offset
- * at: if its text is new, that copy becomes the text's offset, not a new
- * one.
- */
-int64_t btf_add_str_at(struct btf *btf, uint32_t at, const char *str, size_t len, uint32_t h);
+/* The largest string section a builder seeds from a copy of .debug_str (-E2BIG). */
+#define SEED_STRS_MAX (1u << 30)
 /* Add str (reusing an offset from the base or own section); offset or -errno. */
 int64_t btf_add_str(struct btf *btf, const char *str);
-/*
- * Split BTF under construction on a base without a string index: skip the
- * base in btf_add_str(), so the base's ~100k strings need not be hashed
- * into an index for a few thousand lookups, and later map every own
- * string the base also has to the base's offset in one pass over the
- * base's strings (btf_resolve_base_strs).  The result is what adding with
- * the base's index gives: the nearest base level's first copy wins.
- */
-static inline void btf_defer_base_strs(struct btf *btf)
-{
-	const struct btf *b;
-
-	/*
-	 * An indexed base answers at once (a batch's shared base, a cached
-	 * one): a base string then never enters the own set, and there is
-	 * no pass afterwards (a batch of modules: 11% less CPU).
-	 */
-	for (b = btf->base; b; b = b->base)
-		if (!b->strs.nslots)
-			btf->defer_base_strs = true;
-}
-int btf_resolve_base_strs(struct btf *btf, struct diag *d);
-/* The same with len = strlen(str) and h = strset_hash(str, len) known. */
-int64_t btf_add_str_hashed(struct btf *btf, const char *str, size_t len, uint32_t h);
-
 /*
  * Rebuild the own string section in first-reference order: every string
  * field of every own type in id order (doc section 1.7 field order), each
@@ -536,15 +491,6 @@ int btf_add_decl_tag(struct btf *btf, const char *value, uint32_t ref, int compo
  * need records the checked adders refuse.  Returns the id.
  */
 int btf_add_raw(struct btf *btf, const struct btf_type *t, size_t bytes);
-/*
- * btf_add_raw() of n records at once: words[0..nwords) holds them back to
- * back and nothing else, record k starting at word offs[k] - offs[0].
- * Returns the first new id, and in *at where the copy starts in btf (valid
- * until the next add, for the caller to patch the new records in place).
- */
-int btf_add_raw_n(struct btf *btf, const uint32_t *words, size_t nwords, const uint32_t *offs,
-		  size_t n, uint32_t **at);
-
 /*
  * Copy all own types of src into dst (libbpf btf__add_btf): strings are
  * re-added, src's own ids are shifted to follow dst's, ids below
@@ -648,7 +594,7 @@ int btf_parse_header(const void *data, size_t len, struct btf_header *h, bool *s
  * *out is allocated with mem_alloc; the caller frees it with mem_free.
  */
 int btf_write(const struct btf *btf, void **out, size_t *len, struct diag *d);
-static inline void btf_set_endian(struct btf *btf, enum btf_endian e) { btf->endian = e; }
+void btf_set_endian(struct btf *btf, enum btf_endian e);
 static inline enum btf_endian btf_host_endian(void)
 {
 	return __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN;

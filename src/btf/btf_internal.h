@@ -5,6 +5,32 @@
 
 #include "btf/btf.h"
 
+/* The object; btf.h declares its functions. */
+struct btf {
+	const struct btf *base;
+	uint32_t start_id;		/* first own id (1 for base BTF) */
+	uint32_t start_str_off;		/* first own string offset (0 for base BTF) */
+	uint32_t nr_types;		/* own types */
+	uint32_t *types;		/* own records, host order */
+	size_t types_len, types_cap;	/* in words */
+	uint32_t *index;		/* own id - start_id -> word offset in types */
+	size_t index_cap;
+	struct strset strs;		/* own string section */
+	/* Blob properties, remembered from parse so that write reproduces it. */
+	enum btf_endian endian;
+	uint32_t hdr_len;		/* 24 or 32 (32 only with a layout section) */
+	struct btf_layout *layout;	/* own layout section, or NULL */
+	uint32_t nlayout;		/* entries in layout */
+	int last_type_kind;		/* kind of the last added type, for btf_add_member etc. */
+	struct diag err;		/* first builder error */
+	bool types_borrowed;		/* types point into the parsed blob (BTF_PARSE_BORROW) */
+	bool types_inplace;		/* ... and may be written there (BTF_PARSE_WRITABLE) */
+	bool index_borrowed;		/* index belongs to the caller (btf_parse_known) */
+	void (*release)(void *);	/* btf_free() calls release(release_ctx) last */
+	void *release_ctx;
+};
+
+
 /*
  * Set up s holding a copy of data without a lookup index (nslots == 0):
  * strset_get works, strset_find/strset_add must not be called until

@@ -25,6 +25,7 @@
 
 #include "base/hash.h"
 #include "base/mem.h"
+#include "btf/btf_internal.h"
 
 #define MAX_ROUNDS	64
 #define SEED_LOCAL	0x6c6f63616c5f5f30ULL

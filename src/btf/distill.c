@@ -15,6 +15,7 @@
 
 #include "base/mem.h"
 #include "btf/distill.h"
+#include "btf/btf_internal.h"
 
 static bool distillable_kind(enum btf_kind k)
 {

@@ -14,6 +14,7 @@
 
 #include "base/hash.h"
 #include "base/mem.h"
+#include "btf/btf_internal.h"
 
 enum { NOT_ORDERED, ORDERING, ORDERED };
 enum { NOT_EMITTED, EMITTING, EMITTED };

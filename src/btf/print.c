@@ -13,6 +13,7 @@
 
 #include "base/fmt.h"
 #include "base/mem.h"
+#include "btf/btf_internal.h"
 
 /* Output, in blocks handed to emit. */
 struct pout {

@@ -29,7 +29,7 @@ static int64_t intern_slow(struct enc_worker *w, const char *s, size_t len, uint
 	int64_t off;
 
 	pthread_mutex_lock(w->ctx->str_lock);
-	off = btf_add_str_hashed(w->ctx->out, s, len, h);
+	off = encb_add_str_hashed(w->ctx->out, s, len, h);
 	pthread_mutex_unlock(w->ctx->str_lock);
 	return off < 0 ? -ENOMEM : off;
 }
@@ -116,7 +116,7 @@ static int64_t intern_seeded(struct enc_worker *w, size_t pos, const char *s)
 
 	if (w->ctx->str_lock)
 		pthread_mutex_lock(w->ctx->str_lock);
-	off = btf_add_str_at(w->ctx->out, (uint32_t)pos + 1, s, len, strset_hash(s, len));
+	off = encb_add_str_at(w->ctx->out, (uint32_t)pos + 1, s, len, strset_hash(s, len));
 	if (w->ctx->str_lock)
 		pthread_mutex_unlock(w->ctx->str_lock);
 	if (off < 0)
@@ -206,7 +206,7 @@ static int64_t str_off_text(struct enc_worker *w, const char *s, size_t pos)
 
 	ht = strset_hash(s, len);
 	if (!w->ctx->str_lock) {	/* the only worker: the set is the cache */
-		r = btf_add_str_hashed(w->ctx->out, s, len, ht);
+		r = encb_add_str_hashed(w->ctx->out, s, len, ht);
 		return r < 0 ? -ENOMEM : r;
 	}
 	if (!w->scache_text.cap && scache_grow(&w->scache_text))

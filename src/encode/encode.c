@@ -200,7 +200,7 @@ struct run {
 	size_t nslots;
 	struct enc_stats *st;
 	/* merge state */
-	struct btf *out;
+	struct enc_builder out;		/* what the merge appends */
 	uint32_t *idmap;		/* fragment id -> out id */
 	size_t idmap_cap;
 	struct strset generated;	/* function names already emitted */
@@ -265,8 +265,8 @@ static void remap_ids(struct run *r, struct btf_type *t)
 
 static int merge_range(struct run *r, const struct cu_frag *f, uint32_t first, uint32_t last)
 {
-	uint32_t id, next = btf_type_count(r->out), w0, w1;
-	uint32_t *p = NULL;	/* set when btf_add_raw_n() succeeds */
+	uint32_t id, next = encb_count(&r->out), w0, w1;
+	uint32_t *p = NULL;	/* set when encb_add_raw_n() succeeds */
 	int nid;
 
 	if (first > last)
@@ -276,8 +276,8 @@ static int merge_range(struct run *r, const struct cu_frag *f, uint32_t first, u
 	/* one copy of the range, then each record's ids patched where it landed */
 	w0 = f->recs[first - 1];
 	w1 = last < f->nrecs ? f->recs[last] : (uint32_t)f->nwords;
-	nid = btf_add_raw_n(r->out, f->words + w0, w1 - w0, f->recs + first - 1,
-			    last - first + 1, &p);
+	nid = encb_add_raw_n(&r->out, f->words + w0, w1 - w0, f->recs + first - 1,
+			     last - first + 1, &p);
 	if (nid < 0)
 		return nid;
 	for (id = first; id <= last; id++)
@@ -340,7 +340,7 @@ static int merge_frag(struct run *r, const struct cu_frag *f)
 		if (strset_add(&r->generated, ff->name, len) < 0)
 			return -ENOMEM;
 		if ((err = merge_range(r, f, ff->first, ff->last)) ||
-		    (err = policy_kfunc_tags(r->ctx.o, r->ctx.syms, r->out, ff->name,
+		    (err = policy_kfunc_tags(r->ctx.o, r->ctx.syms, &r->out, ff->name,
 					      r->idmap[ff->first + 1])))
 			return err;
 		r->st->funcs++;
@@ -418,7 +418,7 @@ static int consume_one(void *p, size_t i)
 	if (err)
 		return diag_err(r->d, -err, "%s: merging unit 0x%llx: %s", belf_path(r->ctx.in->elf),
 				(unsigned long long)u->off,
-				btf_error(r->out) ? btf_error(r->out)->msg : strerror(-err));
+				encb_error(&r->out) ? encb_error(&r->out)->msg : strerror(-err));
 	return 0;
 }
 
@@ -455,26 +455,31 @@ static int cmp_secinfo_sec(const void *a, const void *b)
 static int add_datasecs(struct run *r)
 {
 	bool by_sec = r->ctx.o->compat != ENC_COMPAT_124;
-	size_t i, j;
+	struct btf_var_secinfo *vs;
+	size_t i, j, k;
 	int id = 0;
 
 	if (!r->nsi)
 		return 0;
 	qsort(r->si, r->nsi, sizeof(*r->si), by_sec ? cmp_secinfo_sec : cmp_secinfo);
+	if (!(vs = mem_array(r->nsi, sizeof(*vs))))
+		return diag_err(r->d, ENOMEM, "out of memory");
 	for (i = 0; i < r->nsi && id >= 0; i = j) {
 		const char *name = by_sec ? r->ctx.syms->secs[r->si[i].sec].name : PERCPU_SECTION;
 
 		for (j = i + 1; j < r->nsi && (!by_sec || r->si[j].sec == r->si[i].sec); j++)
 			;
-		id = btf_add_datasec(r->out, name,
-				     (uint32_t)(r->si[j - 1].offset + r->si[j - 1].size));
-		for (; id > 0 && i < j; i++)
-			if (btf_add_secinfo(r->out, r->si[i].var, (uint32_t)r->si[i].offset,
-					    (uint32_t)r->si[i].size) < 0)
-				id = -EINVAL;
+		for (k = i; k < j; k++) {
+			vs[k - i].type = r->si[k].var;
+			vs[k - i].offset = (uint32_t)r->si[k].offset;
+			vs[k - i].size = (uint32_t)r->si[k].size;
+		}
+		id = encb_add_datasec(&r->out, name, (uint32_t)(r->si[j - 1].offset + r->si[j - 1].size),
+				      vs, j - i);
 	}
-	return id < 0 ? diag_err(r->d, EINVAL, "DATASEC: %s",
-				 btf_error(r->out) ? btf_error(r->out)->msg : "") : 0;
+	mem_free(vs);
+	return id < 0 ? diag_err(r->d, -id, "DATASEC: %s",
+				 encb_error(&r->out) ? encb_error(&r->out)->msg : strerror(-id)) : 0;
 }
 
 int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_opts *o,
@@ -488,6 +493,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	struct enc_syms syms;
 	double t0 = clock_now(), t1, t2;
 	struct mem_cache *keep = NULL, *prev_cache = NULL;
+	struct btf *bt = NULL;
 	int err;
 
 	*out = NULL;
@@ -498,39 +504,30 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		goto out;
 	if (many_units)		/* decoded and copied: their pages go until a name is read */
 		belf_drop_syms(in->elf);
-	r.out = btf_new(base);
+	/*
+	 * The merge only appends (builder.h): the id index waits until the
+	 * conversion's memory is given back (a kernel image's: 17 MB off the
+	 * peak), and own strings are matched against a base without a string
+	 * index (a lone module's mapped vmlinux BTF) once each at the end,
+	 * not once per DWARF reference.
+	 */
+	err = encb_init(&r.out, base);
 	r.nslots = (size_t)jobs * WINDOW_PER_THREAD;
 	r.slots = mem_array(r.nslots, sizeof(*r.slots));
 	r.w = mem_array(jobs, sizeof(*r.w));
-	if (!r.out || !r.slots || !r.w || strset_init(&r.generated, false) ||
+	if (err || !r.slots || !r.w || strset_init(&r.generated, false) ||
 	    fpol_init(&r.pol, o, &syms)) {
 		err = diag_err(d, ENOMEM, "out of memory");
 		goto out;
 	}
-	btf_set_endian(r.out, belf_big_endian(in->elf) ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN);
-	/*
-	 * A base without a string index (a lone module's mapped vmlinux BTF):
-	 * own strings are matched against it once each, after conversion
-	 * (btf_resolve_base_strs), not once per DWARF reference.  An indexed
-	 * base is asked as each string is first added.
-	 */
-	btf_defer_base_strs(r.out);
-	/*
-	 * Merging only appends: a kernel image's id index waits until the
-	 * conversion's memory is given back, lowering the peak RSS by its
-	 * 17 MB (1.30/1.31 compare prototypes by id after that).  A module's
-	 * is small and no peak.
-	 */
-	if (many_units)
-		btf_defer_index(r.out);
 	r.ctx.o = o;
 	r.ctx.in = in;
 	r.ctx.syms = &syms;
-	r.ctx.out = r.out;
+	r.ctx.out = &r.out;
 	r.ctx.str_lock = jobs > 1 ? &str_lock : NULL;
 	/*
 	 * A kernel image's string section starts as a copy of .debug_str
-	 * (btf_seed_strs), so a name there has its offset from its position:
+	 * (encb_seed_strs), so a name there has its offset from its position:
 	 * after the first reference (which makes that copy the text's
 	 * offset), no lookup and no read of the string.  Its units repeat the
 	 * same header strings thousands of times (vmlinux: 107 k first
@@ -553,7 +550,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	if (!base && nunits >= (o->seed_units ? o->seed_units : SEED_STR_UNITS) &&
 	    in->dw_str.len && in->dw_str.len < SEED_STRS_MAX) {
 		if (!(r.ctx.str_first = mem_array((in->dw_str.len + 63) / 64, sizeof(uint64_t))) ||
-		    btf_seed_strs(r.out, (const char *)in->dw_str.p, in->dw_str.len)) {
+		    encb_seed_strs(&r.out, (const char *)in->dw_str.p, in->dw_str.len)) {
 			err = diag_err(d, ENOMEM, "out of memory");
 			goto out;
 		}
@@ -617,29 +614,30 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		dwarf_input_done(in);
 		mem_cache_set_limit(keep, 0);	/* from here on it only hands them out */
 	}
-	if ((err = btf_build_index(r.out, jobs))) {
-		*d = *btf_error(r.out);
-		goto out;
-	}
-	if (o->compat != ENC_COMPAT_124)
-		err = fpol_emit(&r.pol, r.out, &st->funcs, d);
+	/* 1.30/1.31 judge prototypes type by type: they need the id index */
+	if (o->compat != ENC_COMPAT_124 &&
+	    !(err = encb_index(&r.out, jobs)))
+		err = fpol_emit(&r.pol, &r.out, &st->funcs, d);
 	fpol_free(&r.pol);	/* before dedup's peak */
 	if (!err)
 		err = add_datasecs(&r);
 	if (err) {
+		if (!d->code && encb_error(&r.out))
+			*d = *encb_error(&r.out);
 		if (!d->code)
 			diag_err(d, -err, "%s: %s", belf_path(in->elf), strerror(-err));
 		goto out;
 	}
 	t2 = clock_now();
 	st->convert = t2 - t1;	/* conversion and the overlapping merge */
-	st->types_pre_dedup = btf_type_count(r.out) - btf_start_id(r.out);
+	st->types_pre_dedup = encb_count(&r.out) - r.out.start_id;
 	if (!st->types_pre_dedup) {
 		err = diag_err(d, ENODATA, "%s: no types to encode (no C compile units with DWARF types)",
 			       belf_path(in->elf));
 		goto out;
 	}
-	if ((err = btf_resolve_base_strs(r.out, d)))
+	if ((err = encb_finish(&r.out, belf_big_endian(in->elf) ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN,
+			       jobs, &bt, d)))
 		goto out;
 	if (!o->no_dedup) {
 		/* compile-unit order: the serial reference phase is faster here */
@@ -648,7 +646,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 					      .stats = &st->ded, .serial_refs = true,
 					      .ids_checked = true };
 
-		if ((err = btf_dedup(r.out, &dop, d)))
+		if ((err = btf_dedup(bt, &dop, d)))
 			goto out;
 	}
 	if (keep) {	/* what the index and dedup did not take goes to the caller's cache, if any */
@@ -661,18 +659,18 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	 * The kernel refuses BTF with more types than ids it can address
 	 * (--no-dedup output is for tools, e.g. dedup benchmarks, not kernels).
 	 */
-	if (!o->no_dedup && btf_type_count(r.out) - 1 > BTF_MAX_TYPE - 1) {
+	if (!o->no_dedup && btf_type_count(bt) - 1 > BTF_MAX_TYPE - 1) {
 		err = diag_err(d, E2BIG,
 			       "%s: %u types (base included) exceed the kernel's limit of %u; the kernel would not load this BTF",
-			       belf_path(in->elf), btf_type_count(r.out) - 1, BTF_MAX_TYPE - 1);
+			       belf_path(in->elf), btf_type_count(bt) - 1, BTF_MAX_TYPE - 1);
 		goto out;
 	}
 	/* String offsets depended on which worker interned first: fix the order. */
-	if ((err = btf_strings_relayout(r.out, d)))
+	if ((err = btf_strings_relayout(bt, d)))
 		goto out;
 	st->dedup = clock_now() - t2;
-	*out = r.out;
-	r.out = NULL;
+	*out = bt;
+	bt = NULL;
 out:
 	if (keep) {
 		mem_cache_use(prev_cache);
@@ -694,6 +692,7 @@ out:
 	fpol_free(&r.pol);
 	mem_free(r.scratch);
 	syms_free(&syms);
-	btf_free(r.out);
+	encb_free(&r.out);
+	btf_free(bt);
 	return err;
 }

@@ -7,6 +7,7 @@
 #include "base/arena.h"
 #include "base/strset.h"
 #include "elf/elf.h"
+#include "encode/builder.h"
 #include "encode/encode.h"
 
 /* pahole 1.30's ELF function table entry: a STT_FUNC symbol, in its sort order. */
@@ -111,10 +112,10 @@ struct enc_ctx {
 	const struct enc_opts *o;
 	struct dwarf_input *in;
 	const struct enc_syms *syms;
-	struct btf *out;		/* strings are interned here, under str_lock */
+	struct enc_builder *out;	/* strings are interned here, under str_lock */
 	pthread_mutex_t *str_lock;	/* NULL: one worker, no cache in front of out's set */
 	/*
-	 * out's string section was seeded with .debug_str (btf_seed_strs):
+	 * out's string section was seeded with .debug_str (encb_seed_strs):
 	 * where bit p is set, the string at .debug_str + p has offset p + 1
 	 * (set atomically by str_off() as suffixes are met).  NULL: every
 	 * string is interned by its text.
@@ -144,7 +145,7 @@ bool policy_var_name_skipped(const char *name);
 /* pahole's btf_name_valid(): [A-Za-z_.][A-Za-z0-9_.]*, at most 128 bytes. */
 bool policy_name_valid(const char *name);
 /* decl_tag_kfuncs: "bpf_kfunc" (and "bpf_fastcall") on FUNC func_id of a kfunc. */
-int policy_kfunc_tags(const struct enc_opts *o, const struct enc_syms *sy, struct btf *out,
+int policy_kfunc_tags(const struct enc_opts *o, const struct enc_syms *sy, struct enc_builder *out,
 		      const char *name, uint32_t func_id);
 
 /*
@@ -177,9 +178,10 @@ int fpol_save(struct fpolicy *p, const struct frag_func *ff, const uint32_t *pro
 	      size_t proto_words, const uint32_t *tags, size_t tag_words);
 /*
  * Judge each name's instances as pahole does, drop what it drops, emit the
- * rest in name order (out's id index built); counts them in *nfuncs.
+ * rest in name order (out's id index built: encb_index); counts them in
+ * *nfuncs.
  */
-int fpol_emit(struct fpolicy *p, struct btf *out, uint64_t *nfuncs, struct diag *d);
+int fpol_emit(struct fpolicy *p, struct enc_builder *out, uint64_t *nfuncs, struct diag *d);
 
 /* Ready a worker kept from an earlier run (enc_opts.worker) for a new one. */
 void enc_worker_recycle(struct enc_worker *w);

@@ -362,7 +362,7 @@ bool policy_name_valid(const char *p)
 
 /* ---- kfunc tags ---- */
 
-int policy_kfunc_tags(const struct enc_opts *o, const struct enc_syms *sy, struct btf *out,
+int policy_kfunc_tags(const struct enc_opts *o, const struct enc_syms *sy, struct enc_builder *out,
 		      const char *name, uint32_t func_id)
 {
 	int64_t so;
@@ -371,10 +371,10 @@ int policy_kfunc_tags(const struct enc_opts *o, const struct enc_syms *sy, struc
 	if (!o->decl_tag_kfuncs || !o->decl_tags ||
 	    (so = strset_find(&sy->kfuncs, name, strlen(name))) < 0)
 		return 0;
-	if ((id = btf_add_decl_tag(out, "bpf_kfunc", func_id, -1)) < 0)
+	if ((id = encb_add_decl_tag(out, "bpf_kfunc", func_id, -1)) < 0)
 		return id;
 	if ((sy->kfunc_flags[so] & KF_FASTCALL) &&
-	    (id = btf_add_decl_tag(out, "bpf_fastcall", func_id, -1)) < 0)
+	    (id = encb_add_decl_tag(out, "bpf_fastcall", func_id, -1)) < 0)
 		return id;
 	return 0;
 }
@@ -427,7 +427,7 @@ static enum btf_kind cmp_kind(const struct btf_type *t)
  * their counts and return types do: pahole compares the return types once
  * per parameter instead of the parameters, and so does this.
  */
-static bool types_match(const struct btf *b, uint32_t id1, uint32_t id2, int depth)
+static bool types_match(const struct enc_builder *b, uint32_t id1, uint32_t id2, int depth)
 {
 	while (depth-- > 0) {
 		const struct btf_type *t1, *t2;
@@ -438,8 +438,10 @@ static bool types_match(const struct btf *b, uint32_t id1, uint32_t id2, int dep
 			return true;
 		if (!id1 || !id2)
 			return false;
-		t1 = btf_type_by_id(b, id1);
-		t2 = btf_type_by_id(b, id2);
+		t1 = encb_type_by_id(b, id1);
+		t2 = encb_type_by_id(b, id2);
+		if (!t1 || !t2)
+			return false;
 		k1 = cmp_kind(t1);
 		k2 = cmp_kind(t2);
 		if (k1 != k2) {
@@ -490,7 +492,7 @@ static bool types_match(const struct btf *b, uint32_t id1, uint32_t id2, int dep
 }
 
 /* pahole's funcs__match(): the count, the return type, each parameter's type. */
-static bool protos_match(const struct btf *b, const struct btf_type *p1, const struct btf_type *p2,
+static bool protos_match(const struct enc_builder *b, const struct btf_type *p1, const struct btf_type *p2,
 			 char *why, size_t why_len)
 {
 	const struct btf_param *a = btf_params(p1), *c = btf_params(p2);
@@ -508,7 +510,7 @@ static bool protos_match(const struct btf *b, const struct btf_type *p1, const s
 	for (i = 0; i < btf_vlen(p1); i++)
 		if (!types_match(b, a[i].type, c[i].type, 64)) {
 			snprintf(why, why_len, "param type mismatch for param#%u %s != %s", i + 1,
-				 btf_name(b, a[i].name_off), btf_name(b, c[i].name_off));
+				 encb_name(b, a[i].name_off), encb_name(b, c[i].name_off));
 			return false;
 		}
 	return true;
@@ -586,25 +588,16 @@ static void log_skip(const struct fpolicy *p, const struct fstate *st, const cha
 }
 
 /* A pointer to what ptr points to, through an address_space(1) attribute tag. */
-static int arena_ptr(struct btf *out, uint32_t *type, const char *name)
+static int arena_ptr(struct enc_builder *out, uint32_t *type)
 {
-	const struct btf_type *ptr = btf_type_by_id(out, *type);
-	struct btf_type tag = { 0 };
-	int64_t off;
+	const struct btf_type *ptr = encb_type_by_id(out, *type);
 	int id;
 
 	if (!*type || !ptr || btf_kind(ptr) != BTF_KIND_PTR)
 		return -EINVAL;
-	if ((off = btf_add_str(out, ARENA_ATTR)) < 0)
-		return (int)off;
-	tag.name_off = (uint32_t)off;
-	tag.info = BTF_INFO_ENC(BTF_KIND_TYPE_TAG, 1, 0);
-	tag.type = ptr->type;
-	if ((id = btf_add_raw(out, &tag, sizeof(tag))) < 0)
+	if ((id = encb_add_hdr(out, ARENA_ATTR, BTF_INFO_ENC(BTF_KIND_TYPE_TAG, 1, 0), ptr->type)) < 0 ||
+	    (id = encb_add_hdr(out, NULL, BTF_INFO_ENC(BTF_KIND_PTR, 0, 0), (uint32_t)id)) < 0)
 		return id;
-	if ((id = btf_add_ptr(out, (uint32_t)id)) < 0)
-		return id;
-	(void)name;
 	*type = (uint32_t)id;
 	return 0;
 }
@@ -614,8 +607,8 @@ static int arena_ptr(struct btf *out, uint32_t *type, const char *name)
  * arena pointers; its prototype (proto, changed in place) says so through
  * kind_flag type tags.
  */
-static int arena_tags(struct fpolicy *p, struct btf *out, struct btf_type *proto, const char *name,
-		      struct diag *d)
+static int arena_tags(struct fpolicy *p, struct enc_builder *out, struct btf_type *proto,
+		      const char *name, struct diag *d)
 {
 	struct btf_param *prm = btf_params(proto);
 	int64_t so = strset_find(&p->sy->kfuncs, name, strlen(name));
@@ -626,11 +619,11 @@ static int arena_tags(struct fpolicy *p, struct btf *out, struct btf_type *proto
 		return 0;
 	flags = p->sy->kfunc_flags[so];
 	if (flags & KF_ARENA_RET)
-		err = arena_ptr(out, &proto->type, name);
+		err = arena_ptr(out, &proto->type);
 	if (!err && (flags & KF_ARENA_ARG1))
-		err = btf_vlen(proto) < 1 ? -EINVAL : arena_ptr(out, &prm[0].type, name);
+		err = btf_vlen(proto) < 1 ? -EINVAL : arena_ptr(out, &prm[0].type);
 	if (!err && (flags & KF_ARENA_ARG2))
-		err = btf_vlen(proto) < 2 ? -EINVAL : arena_ptr(out, &prm[1].type, name);
+		err = btf_vlen(proto) < 2 ? -EINVAL : arena_ptr(out, &prm[1].type);
 	if (err)
 		return diag_err(d, -err, "kfunc '%s': cannot add %s tags: %s", name, ARENA_ATTR,
 				err == -EINVAL ? "the flagged type is not a pointer" : strerror(-err));
@@ -646,8 +639,8 @@ static int cmp_fstate(const void *a, const void *b, void *ctx)
 }
 
 /* One function that passed: its first instance's prototype (arena tags first), FUNC and tags. */
-static int emit_one(struct fpolicy *p, struct btf *out, struct fstate *st, const char *name,
-		    struct diag *d)
+static int emit_one(struct fpolicy *p, struct enc_builder *out, struct fstate *st,
+		    const char *name, struct diag *d)
 {
 	const struct finst *in = &p->insts[st->first - 1];
 	uint32_t *w = p->pool + in->off, i;
@@ -656,20 +649,21 @@ static int emit_one(struct fpolicy *p, struct btf *out, struct fstate *st, const
 	if (p->o->attributes && p->o->decl_tag_kfuncs && st->kfunc_ok &&
 	    (err = arena_tags(p, out, (struct btf_type *)w, name, d)))
 		return err;
-	if ((id = btf_add_raw(out, (const struct btf_type *)w, in->proto_words * 4)) < 0 ||
-	    (func = btf_add_func(out, name, BTF_FUNC_STATIC, (uint32_t)id)) < 0)
+	if ((id = encb_add_raw(out, (const struct btf_type *)w, in->proto_words * 4)) < 0 ||
+	    (func = encb_add_hdr(out, name, BTF_INFO_ENC(BTF_KIND_FUNC, 0, BTF_FUNC_STATIC),
+				 (uint32_t)id)) < 0)
 		return id < 0 ? id : func;
 	for (i = in->proto_words; i < in->proto_words + in->tag_words; i += 4) {	/* decl tags */
 		struct btf_type *tag = (struct btf_type *)(w + i);
 
 		tag->type = (uint32_t)func;
-		if ((id = btf_add_raw(out, tag, 16)) < 0)
+		if ((id = encb_add_raw(out, tag, 16)) < 0)
 			return id;
 	}
 	return st->kfunc_ok ? policy_kfunc_tags(p->o, p->sy, out, name, (uint32_t)func) : 0;
 }
 
-int fpol_emit(struct fpolicy *p, struct btf *out, uint64_t *nfuncs, struct diag *d)
+int fpol_emit(struct fpolicy *p, struct enc_builder *out, uint64_t *nfuncs, struct diag *d)
 {
 	const bool v131 = p->o->compat == ENC_COMPAT_131;
 	struct fstate **order;

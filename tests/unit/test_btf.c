@@ -4,23 +4,21 @@
 
 #include "base/mem.h"
 #include "btf/btf.h"
+#include "btf/btf_internal.h"
 #include "btf/dump.h"
 
 /*
- * A small BTF with every kind, its index built as it grows or at the end:
- * record k is of kind k but for FUNC_PROTO (12) and FUNC (13); a new kind
- * goes at the end (ARCHITECTURE.md, "How to add a BTF kind"), so there
- * are NR_BTF_KINDS - 1 records.
+ * A small BTF with every kind: record k is of kind k but for FUNC_PROTO
+ * (12) and FUNC (13); a new kind goes at the end (ARCHITECTURE.md, "How
+ * to add a BTF kind"), so there are NR_BTF_KINDS - 1 records.
  */
-static struct btf *build_kinds(bool defer_index)
+static struct btf *build_all_kinds(void)
 {
 	struct btf *b = btf_new(NULL);
 	int i_int, i_s, i_fp, i_var;
 
 	if (!b)
 		return NULL;
-	if (defer_index)
-		btf_defer_index(b);
 	i_int = btf_add_int(b, "int", 4, BTF_INT_SIGNED);		/* 1 */
 	btf_add_ptr(b, i_int);						/* 2 */
 	btf_add_array(b, i_int, i_int, 10);				/* 3 */
@@ -49,17 +47,11 @@ static struct btf *build_kinds(bool defer_index)
 	btf_add_type_tag(b, "user", i_int);				/* 18 */
 	btf_add_enum64(b, "e64", 8, false);				/* 19 */
 	btf_add_enum64_value(b, "BIG", 0x100000000ULL);
-	if (btf_error(b) || btf_build_index(b, 1)) {
+	if (btf_error(b)) {
 		btf_free(b);
 		return NULL;
 	}
 	return b;
-}
-
-/* returns NULL on failure */
-static struct btf *build_all_kinds(void)
-{
-	return build_kinds(false);
 }
 
 TEST(btf_builder_all_kinds)
@@ -369,109 +361,6 @@ static void *swap_blob(const uint8_t *p, size_t len)
 	return q;
 }
 
-/* Adds without the index, then one built at the end: the same types, found by id. */
-TEST(btf_deferred_index_same_types)
-{
-	struct btf *a = build_kinds(false), *b = build_kinds(true);
-	uint32_t id;
-
-	REQUIRE(a && b);
-	CHECK(!b->defer_index);
-	CHECK_EQ_U(btf_type_count(b), btf_type_count(a));
-	CHECK_EQ_U(b->types_len, a->types_len);
-	CHECK(!memcmp(b->types, a->types, a->types_len * 4));
-	for (id = 1; id < btf_type_count(a); id++)
-		CHECK_EQ_U(b->index[id - 1], a->index[id - 1]);
-	/* members, values, params and secinfos landed on their own record */
-	CHECK_EQ_U(btf_vlen(btf_type_by_id(b, 4)), 2);
-	CHECK_EQ_U(btf_vlen(btf_type_by_id(b, 15)), 1);
-	CHECK_EQ_U(btf_vlen(btf_type_by_id(b, 19)), 1);
-	CHECK_EQ_U(btf_kind(btf_last_type_mut(b)), btf_kind(btf_last_type_mut(a)));
-	btf_free(a);
-	btf_free(b);
-}
-
-/* btf_add_raw_n: the same records, index and ids as one btf_add_raw each. */
-TEST(btf_add_raw_n_matches_one_by_one)
-{
-	struct btf *src = build_all_kinds(), *one = btf_new(NULL), *many = btf_new(NULL),
-		   *defer = btf_new(NULL);
-	uint32_t offs[NR_BTF_KINDS], *at = NULL, id, n;
-	size_t nw;
-
-	REQUIRE(src && one && many && defer);
-	n = btf_type_count(src) - 1;	/* records */
-	btf_defer_index(defer);
-	for (id = 1; id <= n; id++) {
-		const struct btf_type *t = btf_type_by_id(src, id);
-
-		offs[id - 1] = src->index[id - 1];
-		CHECK_EQ_U(btf_add_raw(one, t, btf_type_size(t)), id);
-	}
-	nw = src->types_len;
-	CHECK_EQ_U(btf_add_raw_n(many, src->types, offs[1], offs, 1, &at), 1);	/* just "int" */
-	CHECK(at == many->types);
-	/* the rest, from a range that does not start at word 0 */
-	CHECK_EQ_U(btf_add_raw_n(many, src->types + offs[1], nw - offs[1], offs + 1, n - 1, &at), 2);
-	CHECK(at == many->types + offs[1]);
-	CHECK_EQ_U(btf_add_raw_n(defer, src->types, nw, offs, n, &at), 1);
-	REQUIRE(btf_build_index(defer, 2) == 0);
-	CHECK_EQ_U(btf_type_count(many), btf_type_count(one));
-	CHECK_EQ_U(many->types_len, one->types_len);
-	CHECK(!memcmp(many->types, one->types, one->types_len * 4));
-	CHECK(!memcmp(defer->types, one->types, one->types_len * 4));
-	for (id = 1; id < btf_type_count(one); id++) {
-		CHECK_EQ_U(many->index[id - 1], one->index[id - 1]);
-		CHECK_EQ_U(defer->index[id - 1], one->index[id - 1]);
-	}
-	CHECK_EQ_U(btf_kind(btf_last_type_mut(many)), btf_kind(btf_last_type_mut(src)));
-	/* no records, or offsets past the words given: refused, nothing added */
-	CHECK(btf_add_raw_n(many, src->types, nw, offs, 0, &at) < 0);
-	CHECK(btf_add_raw_n(many, src->types, 5, offs, 2, &at) < 0);
-	CHECK_EQ_U(btf_type_count(many), n + 1);
-	btf_free(src);
-	btf_free(one);
-	btf_free(many);
-	btf_free(defer);
-}
-
-/* A deferred index of many records, built on two threads from the marks, is the plain one. */
-TEST(btf_deferred_index_built_in_parallel)
-{
-	struct btf *plain = btf_new(NULL), *defer = btf_new(NULL);
-	uint32_t i, bad = 0;
-
-	REQUIRE(plain && defer);
-	btf_defer_index(defer);
-	for (i = 0; i < 200000; i++) {
-		struct btf *b;
-		int k;
-
-		for (k = 0; k < 2; k++) {
-			b = k ? defer : plain;
-			if (i % 3) {
-				btf_add_int(b, "int", 4, BTF_INT_SIGNED);
-			} else {
-				unsigned m;
-
-				btf_add_struct(b, "s", 8 * (i % 7 + 1));
-				for (m = 0; m < i % 7; m++)
-					btf_add_member(b, "m", 1, m * 64, 0);
-			}
-		}
-	}
-	REQUIRE(!btf_error(plain) && !btf_error(defer));
-	CHECK(defer->nmarks >= 2);
-	REQUIRE(btf_build_index(defer, 2) == 0);
-	CHECK_EQ_U(defer->nr_types, plain->nr_types);
-	for (i = 0; i < plain->nr_types; i++)
-		bad += defer->index[i] != plain->index[i];
-	CHECK_EQ_U(bad, 0);
-	CHECK(btf_type_by_id(defer, 150000) != NULL);
-	btf_free(plain);
-	btf_free(defer);
-}
-
 TEST(btf_write_parse_round_trip_both_orders)
 {
 	struct btf *b = build_all_kinds(), *p1 = NULL, *p2 = NULL;
@@ -671,60 +560,3 @@ TEST(btf_append_shifts_own_ids)
 	btf_free(base);
 }
 
-/* Deferred base strings end up exactly where indexed lookups put them. */
-TEST(btf_deferred_base_strings_match_indexed)
-{
-	struct btf *base = btf_new(NULL), *a, *b;
-	const char *names[] = { "int", "zz_own", "bb", "", "task_struct", "zz_own" };
-	struct diag d;
-	void *ra = NULL, *rb = NULL;
-	size_t la = 0, lb = 0, i;
-
-	REQUIRE(base);
-	REQUIRE(btf_add_int(base, "int", 4, BTF_INT_SIGNED) > 0);
-	REQUIRE(btf_add_struct(base, "task_struct", 8) > 0);
-	REQUIRE(btf_add_typedef(base, "bb", 1) > 0);
-	REQUIRE(btf_add_typedef(base, "bb_dup_target", 1) > 0);
-	a = btf_new(base);
-	b = btf_new(base);
-	REQUIRE(a && b);
-	btf_defer_base_strs(b);
-	CHECK(!b->defer_base_strs);	/* an indexed base is asked directly */
-	/* ... but deferred matching must give the same (a base of mixed levels) */
-	b->defer_base_strs = true;
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		REQUIRE(btf_add_struct(a, names[i], 4) > 0);
-		REQUIRE(btf_add_member(a, names[i][0] ? "bb" : "m", 1, 0, 0) == 0);
-		REQUIRE(btf_add_struct(b, names[i], 4) > 0);
-		REQUIRE(btf_add_member(b, names[i][0] ? "bb" : "m", 1, 0, 0) == 0);
-	}
-	diag_clear(&d);
-	REQUIRE(btf_resolve_base_strs(b, &d) == 0);
-	CHECK(!b->defer_base_strs);
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		const struct btf_type *ta = btf_type_by_id(a, btf_start_id(a) + (uint32_t)i);
-		const struct btf_type *tb = btf_type_by_id(b, btf_start_id(b) + (uint32_t)i);
-
-		/* base strings at the base's offsets; own ones only reordered */
-		if (ta->name_off < btf_strs_end(base))
-			CHECK_EQ_U(tb->name_off, ta->name_off);
-		else
-			CHECK(tb->name_off >= btf_strs_end(base));
-		CHECK_STR(btf_name(b, tb->name_off), btf_name(a, ta->name_off));
-		if (btf_members(ta)[0].name_off < btf_strs_end(base))
-			CHECK_EQ_U(btf_members(tb)[0].name_off, btf_members(ta)[0].name_off);
-		CHECK_STR(btf_name(b, btf_members(tb)[0].name_off),
-			  btf_name(a, btf_members(ta)[0].name_off));
-	}
-	/* after the string re-layout both serialise to the same bytes */
-	REQUIRE(btf_strings_relayout(a, &d) == 0);
-	REQUIRE(btf_strings_relayout(b, &d) == 0);
-	REQUIRE(btf_write(a, &ra, &la, &d) == 0);
-	REQUIRE(btf_write(b, &rb, &lb, &d) == 0);
-	CHECK(la == lb && !memcmp(ra, rb, la));
-	mem_free(ra);
-	mem_free(rb);
-	btf_free(a);
-	btf_free(b);
-	btf_free(base);
-}

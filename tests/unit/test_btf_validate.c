@@ -12,6 +12,7 @@
 #include "base/hash.h"
 #include "base/mem.h"
 #include "btf/btf.h"
+#include "btf/btf_internal.h"
 
 #define K 0u
 #define S BTF_VALIDATE_STRICT

@@ -10,6 +10,7 @@
 
 #include "base/mem.h"
 #include "btf/btf.h"
+#include "btf/btf_internal.h"
 #include "btf/dedup.h"
 #include "test.h"
 

@@ -68,6 +68,7 @@
 
 #include "base/hash.h"
 #include "base/mem.h"
+#include "btf/btf_internal.h"
 
 #define MAX_ID		0x7fffffffu	/* libbpf BTF_MAX_NR_TYPES */
 #define UNPROCESSED	0xffffffffu

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +13,85 @@
 
 #include "base/mem.h"
 
+/*
+ * The temp-file registry (file.h): process state, like malloc's, and one
+ * of the exceptions to "no mutable globals" (ARCHITECTURE.md).  A slot
+ * holds a temp file's path while the file exists under that name.
+ */
+static char *_Atomic tmp_slots[FILE_TMP_SLOTS];
+
+void file_tmp_cleanup(void)
+{
+	for (size_t i = 0; i < FILE_TMP_SLOTS; i++) {
+		char *p = atomic_exchange(&tmp_slots[i], NULL);
+
+		if (p)
+			unlink(p);
+	}
+}
+
+unsigned file_tmp_count(void)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < FILE_TMP_SLOTS; i++)
+		n += atomic_load(&tmp_slots[i]) != NULL;
+	return n;
+}
+
+static int tmp_list(char *path)
+{
+	for (int i = 0; i < FILE_TMP_SLOTS; i++) {
+		char *none = NULL;
+
+		if (atomic_compare_exchange_strong(&tmp_slots[i], &none, path))
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Take tmp off the list.  If a signal handler took it first (and removed
+ * the file), tmp is dropped unfreed: the handler may still read it, and
+ * the process is ending.
+ */
+static void tmp_unlist(struct file_out *o)
+{
+	if (o->slot < 0)
+		return;
+	if (!atomic_exchange(&tmp_slots[o->slot], NULL))
+		o->tmp = NULL;
+	o->slot = -1;
+}
+
 static void file_out_clear(struct file_out *o)
 {
+	tmp_unlist(o);
 	mem_free(o->tmp);
 	mem_free(o->dest);
 	o->tmp = o->dest = NULL;
 	o->fd = -1;
+}
+
+static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+/* mkostemp with the handlers' signals held until the file is listed. */
+static int tmp_create(struct file_out *o)
+{
+	sigset_t set, old;
+	int fd, e;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+		sigaddset(&set, cleanup_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	fd = mkostemp(o->tmp, O_CLOEXEC);
+	e = errno;
+	if (fd >= 0)
+		o->slot = tmp_list(o->tmp);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return fd;
 }
 
 int file_out_open(struct file_out *o, const char *path, struct diag *d)
@@ -28,6 +103,16 @@ int file_out_open(struct file_out *o, const char *path, struct diag *d)
 
 	o->fd = -1;
 	o->tmp = o->dest = NULL;
+	o->slot = -1;
+	if (path[0] == '-' && !path[1]) {
+		fflush(stdout);
+		o->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+		if (o->fd < 0) {
+			e = errno;
+			return diag_err(d, e, "standard output: %s", strerror(e));
+		}
+		return 0;
+	}
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		if (S_ISDIR(st.st_mode))
 			return diag_err(d, EISDIR, "%s: is a directory", path);
@@ -51,7 +136,7 @@ int file_out_open(struct file_out *o, const char *path, struct diag *d)
 	snprintf(o->dest, n, "%s", real ? real : path);
 	free(real);
 	snprintf(o->tmp, n, "%s.XXXXXX", o->dest);
-	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	o->fd = tmp_create(o);
 	if (o->fd < 0) {
 		e = errno;
 		file_out_clear(o);
@@ -65,6 +150,7 @@ void file_out_abort(struct file_out *o)
 {
 	if (o->fd >= 0)
 		close(o->fd);
+	tmp_unlist(o);
 	if (o->tmp)
 		unlink(o->tmp);
 	file_out_clear(o);

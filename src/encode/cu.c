@@ -814,8 +814,7 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 		} else {
 			t = new_type(w, die, IR_INT);
 			if (t && (enc == DW_ATE_complex_float || enc == DW_ATE_imaginary_float))
-				enc_note(w, "%s: DIE 0x%llx: complex/imaginary base type '%s' encoded as a %llu-byte INT",
-				     w->ctx->in->dw ? dw_file_path(w->ctx->in->dw) : "",
+				enc_note(w, "DIE 0x%llx: complex/imaginary base type '%s' encoded as a %llu-byte INT",
 				     (unsigned long long)DW_REF_OFF(die->off), t->name ? t->name : "",
 				     (unsigned long long)size);
 		}

@@ -9,7 +9,7 @@
 
 case ${O:-build} in /*) OD=$O ;; *) OD=$ROOT/${O:-build} ;; esac
 MUT=${BTF_MUTATE:-$OD/btf-mutate}
-CANON=$ROOT/../shared/tools/btfcanon.py
+CANON=$CANON_PY
 [ -x "$MUT" ] || { skip "diff: $MUT not built (make ${O:-build}/btf-mutate)"; exit 0; }
 if ! C=$(BTFC_NO_FETCH=1 "$ROOT/scripts/corpus.sh" 2>/dev/null); then
 	skip "Debian corpus absent (scripts/corpus.sh); diff checks not run"

@@ -145,3 +145,30 @@ else
 		fail "dpkg-buildpackage"; tail -15 "$WORK/deb/build.log" | sed 's/^/      /'
 	fi
 fi
+
+# ---- 9. the repository stands alone -------------------------------------------
+# nothing fetches or needs the corpus from outside: check-kernel and bench
+# get it through scripts/corpus.sh, which runs the repository's own fetch
+# script; ../shared is only ever an optional oracle
+refs=$(grep -rln 'shared/corpus' Makefile scripts bench tests 2>/dev/null | grep -v '^tests/t_dist.sh$')
+[ -z "$refs" ] && [ -x scripts/fetch-debian-kernel.sh ] && sh -n scripts/fetch-debian-kernel.sh &&
+	grep -q 'scripts/fetch-debian-kernel.sh' scripts/corpus.sh &&
+	make -n check-kernel 2>/dev/null | grep -q 'scripts/check-kernel.sh' && grep -q 'scripts/corpus.sh' scripts/check-kernel.sh &&
+	make -n bench 2>/dev/null | grep -q 'bench/run.sh' && grep -q 'scripts/corpus.sh' bench/run.sh &&
+	pass "check-kernel and bench fetch the corpus with scripts/fetch-debian-kernel.sh" ||
+	fail "the corpus comes from outside the repository: $refs"
+# a copy of the tree with no ../shared beside it finds a present corpus, and
+# says what to do about an absent one
+S=$WORK/alone/btfc; mkdir -p "$S"
+git ls-files -co --exclude-standard | grep -v '^build/' | tar -cf - -T - | tar -xf - -C "$S"
+if [ -n "${BTFC_CORPUS:-}" ] || [ -d /var/tmp/btfc-corpus ]; then
+	c1=$(BTFC_NO_FETCH=1 "$ROOT/scripts/corpus.sh" 2>/dev/null); c2=$(BTFC_NO_FETCH=1 "$S/scripts/corpus.sh" 2>/dev/null)
+	[ "$c1" = "$c2" ] && pass "a standalone copy finds the same corpus ($c2)" || fail "standalone corpus lookup: '$c2'"
+fi
+BTFC_CORPUS=$WORK/none BTFC_NO_FETCH=1 "$S/scripts/corpus.sh" > /dev/null 2> "$WORK/nc.err"
+grep -q 'not present' "$WORK/nc.err" && pass "no corpus: corpus.sh says so" || fail "corpus.sh without a corpus"
+# tests leave no temp directory behind (the suite's own results and cache neither)
+mkdir -p "$WORK/tmpd"
+TMPDIR=$WORK/tmpd WORK= RESULTS=/dev/null bash "$ROOT/tests/t_cli.sh" > /dev/null 2>&1
+left=$(ls -A "$WORK/tmpd")
+[ -z "$left" ] && pass "a test removes its temp directory" || fail "temp left by tests/t_cli.sh: $left"

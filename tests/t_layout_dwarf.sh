@@ -116,7 +116,7 @@ done
 [ $bad -eq 0 ] && [ $n -gt 0 ] && pass "pahole -F dwarf -C on $n more vmlinux structs = pahole 1.24" ||
 	fail "-F dwarf -C vmlinux sample: $bad of $n differ"
 # the default claim: 1.31's text, the reference's (BTF) but for alignments
-REF=$ROOT/../shared/reference/pahole-1.31/debian-6.12.117+deb12-cloud-amd64/layout/all.txt.xz
+REF=$SHARED/reference/pahole-1.31/debian-6.12.117+deb12-cloud-amd64/layout/all.txt.xz
 if [ -f "$REF" ]; then
 	noalign() { sed -E 's/ __attribute__\(\(__aligned__\([0-9]+\)\)\)//; /forced alignments:/d; /^$/d' | expand | tr -s ' '; }
 	xz -dc "$REF" | awk '/^struct task_struct \{$/ {p=1} p {print} p && /^}/ {exit}' | noalign > "$WORK/r131.txt"

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/mem.h"
@@ -19,9 +20,23 @@
  * holds a temp file's path while the file exists under that name.
  */
 static char *_Atomic tmp_slots[FILE_TMP_SLOTS];
+/*
+ * Another thread may be creating a temp file when the handler runs (it
+ * blocks the signals only for itself): threads count themselves in
+ * `creating` around mkstemp and the listing, and the handler first sets
+ * `dying` (no creation starts after that), then waits for the count to
+ * drop before emptying the list.  Sequentially consistent atomics: a
+ * creator either sees `dying` or is seen in `creating`.
+ */
+static atomic_uint tmp_creating;
+static atomic_bool tmp_dying;
 
 void file_tmp_cleanup(void)
 {
+	atomic_store(&tmp_dying, true);
+	/* a creation is a few system calls: wait for it, at most about 2 s */
+	for (int n = 0; atomic_load(&tmp_creating) && n < 2000; n++)
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
 	for (size_t i = 0; i < FILE_TMP_SLOTS; i++) {
 		char *p = atomic_exchange(&tmp_slots[i], NULL);
 
@@ -85,10 +100,18 @@ static int tmp_create(struct file_out *o)
 	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
 		sigaddset(&set, cleanup_signals[i]);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
+	atomic_fetch_add(&tmp_creating, 1);
+	if (atomic_load(&tmp_dying)) {
+		/* a handler is removing the temp files: the process is ending */
+		atomic_fetch_sub(&tmp_creating, 1);
+		for (;;)
+			pause();
+	}
 	fd = mkostemp(o->tmp, O_CLOEXEC);
 	e = errno;
 	if (fd >= 0)
 		o->slot = tmp_list(o->tmp);
+	atomic_fetch_sub(&tmp_creating, 1);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = e;
 	return fd;

@@ -38,8 +38,10 @@ void file_out_abort(struct file_out *o);
  * unlisted) until it is renamed or removed.  file_tmp_cleanup() removes
  * all of them: it is async-signal-safe (lock-free atomic exchanges and
  * unlink only), for the handlers cli/ installs for SIGINT, SIGTERM and
- * SIGHUP, which then re-raise the signal.  A path the handler took is not
- * freed by its owner (the process is ending).  At most FILE_TMP_SLOTS temp
+ * SIGHUP, which then re-raise the signal; from its first call no temp
+ * file is created any more (a thread about to create one waits for the
+ * end), and it waits for creations under way.  A path the handler took is
+ * not freed by its owner (the process is ending).  At most FILE_TMP_SLOTS temp
  * files are listed at once (one per writing thread; -j is at most 1,024);
  * one beyond that is still written, only not removed by a signal.
  */

@@ -126,4 +126,4 @@ if [ $canon_ok = 1 ]; then
 fi
 
 check_fails "diff: missing input" "No such file" "$BTFC" diff "$V" "$WORK/none.btf"
-check_fails "diff: one argument" "usage" "$BTFC" diff "$V"
+check_fails "diff: one argument" "needs two files.*see .btfc diff --help." "$BTFC" diff "$V"

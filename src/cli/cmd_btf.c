@@ -458,13 +458,14 @@ int cmd_verify(int argc, char **argv)
 			base_path = argv[++i];
 		else if (!strcmp(argv[i], "--strict"))
 			flags |= BTF_VALIDATE_STRICT;
-		else if (!strcmp(argv[i], "--format=json") ||
-			 (!strcmp(argv[i], "--format") && i + 1 < argc && !strcmp(argv[i + 1], "json")))
-			json = (i += argv[i][8] != '=', true);
-		else if (!strcmp(argv[i], "--format=text") ||
-			 (!strcmp(argv[i], "--format") && i + 1 < argc && !strcmp(argv[i + 1], "text")))
-			json = (i += argv[i][8] != '=', false);
-		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+		else if (!strncmp(argv[i], "--format=", 9) ||
+			 (!strcmp(argv[i], "--format") && i + 1 < argc)) {
+			const char *f = argv[i][8] == '=' ? argv[i] + 9 : argv[++i];
+
+			if (strcmp(f, "json") && strcmp(f, "text"))
+				return cli_usage("verify", "--format takes text or json, not '%s'", f);
+			json = !strcmp(f, "json");
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: btfc verify FILE [--base B] [--strict] [--format text|json]\n"
 			       "  default: the kernel's checks for vmlinux/module BTF;\n"
 			       "  --strict: also the user-BTF resolve pass (BPF_BTF_LOAD rules)\n"

@@ -90,7 +90,7 @@ echo "$mk" | grep -q -- '-DBTFC_MARK_CPP.*-O1 -g1' && echo "$mk" | grep -E -- '-
 echo "$mk" | grep -q -- '-Werror' && ! make -n -B O="$WORK/o" WERROR=0 "$WORK/o/btfc" 2>&1 | grep -q -- '-Werror\b' &&
 	pass "Makefile: -Werror by default, off with WERROR=0" || fail "Makefile: WERROR"
 D=$WORK/destdir
-if make -s install O="$(dirname "$BTFC")" DESTDIR="$D" PREFIX=/usr > "$WORK/install.log" 2>&1 &&
+if make -s -o "$(dirname "$BTFC")/btfc" install O="$(dirname "$BTFC")" DESTDIR="$D" PREFIX=/usr > "$WORK/install.log" 2>&1 &&
    [ -x "$D/usr/bin/btfc" ] && [ -f "$D/usr/share/man/man1/btfc.1" ] &&
    [ -f "$D/usr/share/man/man1/btfc-pahole.1" ] && [ -f "$D/usr/share/bash-completion/completions/btfc" ] &&
    [ -f "$D/usr/share/doc/btfc/README.md" ] && [ "$(readlink "$D/usr/libexec/btfc/pahole")" = ../../bin/btfc ] &&
@@ -105,7 +105,7 @@ make -s uninstall O="$(dirname "$BTFC")" DESTDIR="$D" PREFIX=/usr > /dev/null 2>
 left=$(find "$D" -type f -o -type l | head -3)
 [ -z "$left" ] && pass "make uninstall removes what install put" || fail "make uninstall left: $left"
 D=$WORK/destdir2
-make -s install O="$(dirname "$BTFC")" DESTDIR="$D" PREFIX=/opt/b BINDIR=/usr/bin LIBEXECDIR=/usr/lib \
+make -s -o "$(dirname "$BTFC")/btfc" install O="$(dirname "$BTFC")" DESTDIR="$D" PREFIX=/opt/b BINDIR=/usr/bin LIBEXECDIR=/usr/lib \
 	MANDIR=/usr/share/man > /dev/null 2>&1 &&
 	[ -x "$D/usr/bin/btfc" ] && [ -f "$D/usr/share/man/man1/btfc-encode.1" ] &&
 	[ "$(readlink "$D/usr/lib/btfc/pahole")" = ../../bin/btfc ] && [ -f "$D/opt/b/share/doc/btfc/CHANGELOG.md" ] &&

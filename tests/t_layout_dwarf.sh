@@ -94,8 +94,11 @@ pahole -F dwarf -C task_struct "$V" > "$WORK/p-ts.txt" 2>&1
 cmp -s "$WORK/p-ts.txt" "$WORK/b-ts.txt" && grep -q '__aligned__(64)' "$WORK/b-ts.txt" &&
 	pass "pahole -F dwarf -C task_struct vmlinux = pahole 1.24's text (with its __aligned__(64))" ||
 	{ fail "-F dwarf -C task_struct vmlinux"; diff "$WORK/p-ts.txt" "$WORK/b-ts.txt" | head -8; }
-# time: the best of 5 runs each, interleaved
+# time: the best of 5 runs each, interleaved (not under sanitizers)
 best() { sort -n | head -1; }
+if quick; then
+	skip "-F dwarf -C task_struct vmlinux timing (SAN_QUICK: a sanitizer build)"
+else
 for i in 1 2 3 4 5; do
 	t0=$(date +%s%N); pahole -F dwarf -C task_struct "$V" > /dev/null 2>&1; t1=$(date +%s%N)
 	"$P" -F dwarf -C task_struct "$V" > /dev/null 2>&1; t2=$(date +%s%N)
@@ -105,6 +108,7 @@ tp=$(best < "$WORK/tp"); tb=$(best < "$WORK/tb")
 echo "  -F dwarf -C task_struct vmlinux: btfc ${tb} us, pahole 1.24 ${tp} us (best of 5)"
 [ "$tb" -le $((tp + 1000)) ] && pass "-F dwarf -C task_struct vmlinux no slower than pahole 1.24 (${tb} vs ${tp} us)" ||
 	fail "-F dwarf -C task_struct vmlinux: ${tb} us, pahole 1.24 ${tp} us"
+fi
 # a sample of structs of the first units: pahole 1.24's text
 n=0 bad=0
 for t in mm_struct sk_buff file inode page kobject device list_head rq cfs_rq hrtimer pt_regs; do

@@ -1,10 +1,24 @@
 # btfc build.  `make` builds build/btfc; `make test` runs the suite;
 # `make SAN=address,undefined test` the same under sanitizers (own build dir).
+#
+# For packagers: CPPFLAGS, CFLAGS, LDFLAGS (as dpkg-buildflags sets them)
+# are honoured; CFLAGS replaces the default "-O2 -g"; WERROR=0 builds
+# without -Werror (CI keeps it); DESTDIR, PREFIX, BINDIR, LIBEXECDIR,
+# MANDIR, DOCDIR and BASHCOMPDIR place `make install`'s files.
+# BTFC_VERSION overrides the version (default: `git describe` in a git
+# checkout, else the VERSION file).
 CC       ?= cc
 PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec
+DATADIR  ?= $(PREFIX)/share
+MANDIR   ?= $(DATADIR)/man
+DOCDIR   ?= $(DATADIR)/doc/btfc
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 SAN      ?=
 OPT      ?= -O2
 V        ?= 0
+WERROR   ?= 1
 
 comma := ,
 ifeq ($(SAN),)
@@ -18,14 +32,15 @@ PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -lz -lzstd)
 
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-            -Wshadow -Wformat=2 -Wvla -Wswitch-enum -Werror
+            -Wshadow -Wformat=2 -Wvla -Wswitch-enum $(if $(filter 0 no,$(WERROR)),,-Werror)
 CFLAGS   ?= $(OPT) -g
-ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) \
-              -fno-strict-aliasing -pthread -MMD -MP
+ALL_CFLAGS := -std=gnu11 $(CPPFLAGS) $(CFLAGS) $(WARN) -D_GNU_SOURCE -Isrc -Iinclude \
+              $(PKG_CFLAGS) -fno-strict-aliasing -pthread -MMD -MP
+ALL_LDFLAGS = $(LDFLAGS)
 LDLIBS   := $(PKG_LIBS) -pthread -lm
 ifneq ($(SAN),)
 ALL_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all -DBTFC_CHECK_FILTER
-LDFLAGS  += -fsanitize=$(SAN)
+ALL_LDFLAGS += -fsanitize=$(SAN)
 LTO      :=
 endif
 # Link-time optimization (`make LTO=` builds without): the encoder's walk
@@ -36,8 +51,15 @@ endif
 LTO      ?= -flto=auto
 ifneq ($(LTO),)
 ALL_CFLAGS += $(LTO)
-LDFLAGS  += $(LTO) $(CFLAGS) $(WARN)
+ALL_LDFLAGS += $(LTO) $(CFLAGS) $(WARN)
 endif
+
+# The version: $(BTFC_VERSION) if given, else `git describe` of a release
+# tag (vX.Y.Z) when built from git, else VERSION plus the commit
+# ("0.2.0+g1a2b3c4", "-dirty" for uncommitted changes), else VERSION.
+# It reaches the code through $(O)/version.h, rewritten only when it
+# changes (so a new commit relinks, and nothing else rebuilds).
+BTFC_VERSION ?= $(shell sh scripts/version.sh)
 
 ifeq ($(V),1)
 Q :=
@@ -69,17 +91,25 @@ ifneq ($(SAN),)
 $(O)/src/layout/layout.o: ALL_CFLAGS += -fno-sanitize=signed-integer-overflow
 endif
 
+$(O)/version.h: FORCE
+	@mkdir -p $(O)
+	@echo '#define BTFC_VERSION "$(BTFC_VERSION)"' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(MAIN_OBJ): $(O)/version.h
+$(MAIN_OBJ): ALL_CFLAGS += -I$(O)
+FORCE:
+
 $(O)/libbtfc.a: $(LIB_OBJS) $(CLI_OBJS)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(O)/btfc: $(MAIN_OBJ) $(O)/libbtfc.a
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(O)/unit-tests: $(TEST_OBJS) $(O)/libbtfc.a
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Test-only helpers linked with system libraries we never link into btfc.
 $(O)/bench-libdw: bench/libdw_walk.c
@@ -91,9 +121,9 @@ $(O)/libbpf-oracle: tests/tools/libbpf_oracle.c
 # Test-only helpers over libbtfc.a (t_diff.sh): BTF variants, and the
 # running kernel's BTF verifier via bpf(BPF_BTF_LOAD).
 $(O)/btf-mutate: $(O)/tests/tools/btf_mutate.o $(O)/libbtfc.a
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 $(O)/btf-load: $(O)/tests/tools/btf_load.o $(O)/libbtfc.a
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 test: $(O)/btfc $(O)/unit-tests $(O)/btf-mutate $(O)/btf-load $(O)/libbpf-oracle
 	BTFC=$(O)/btfc UNIT=$(O)/unit-tests O=$(O) tests/run.sh
@@ -126,15 +156,32 @@ fuzz: fuzz-build $(O)/btfc
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_O=$(FUZZ_O) BTFC=$(O)/btfc tests/fuzz/run.sh $(FUZZ_TARGETS)
 -include $(shell find $(FUZZ_O)/obj -name '*.d' 2>/dev/null)
 
+# The pahole link is relative, so the tree can move (DESTDIR, a package).
+MAN_PAGES := $(wildcard man/*.1)
 install: $(O)/btfc
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/btfc
-	install -m 755 $(O)/btfc $(DESTDIR)$(PREFIX)/bin/btfc
-	ln -sf ../../bin/btfc $(DESTDIR)$(PREFIX)/libexec/btfc/pahole
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/btfc $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(LIBEXECDIR)/btfc/man/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)
+	install -m 755 $(O)/btfc $(DESTDIR)$(BINDIR)/btfc
+	ln -sf $$(realpath -m --relative-to=$(LIBEXECDIR)/btfc $(BINDIR)/btfc) \
+		$(DESTDIR)$(LIBEXECDIR)/btfc/pahole
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	# `man pahole` with libexec/btfc first in PATH (man-db looks in DIR/man)
+	install -m 644 man/btfc-pahole.1 $(DESTDIR)$(LIBEXECDIR)/btfc/man/man1/pahole.1
+	install -m 644 completion/btfc.bash $(DESTDIR)$(BASHCOMPDIR)/btfc
+	install -m 644 README.md CHANGELOG.md $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/btfc $(DESTDIR)$(LIBEXECDIR)/btfc/pahole \
+		$(DESTDIR)$(LIBEXECDIR)/btfc/man/man1/pahole.1 $(DESTDIR)$(BASHCOMPDIR)/btfc \
+		$(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(DOCDIR)/CHANGELOG.md \
+		$(patsubst man/%,$(DESTDIR)$(MANDIR)/man1/%,$(MAN_PAGES))
+	rmdir $(DESTDIR)$(LIBEXECDIR)/btfc/man/man1 $(DESTDIR)$(LIBEXECDIR)/btfc/man \
+		$(DESTDIR)$(LIBEXECDIR)/btfc $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 clean:
 	rm -rf build
 
-.PHONY: all test check-kernel bench fuzz fuzz-build install clean
+.PHONY: all test check-kernel bench fuzz fuzz-build install uninstall clean FORCE
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
 
 # The README's bundled example: a C fixture compiled with -g, encoded to BTF,

@@ -72,6 +72,6 @@ if [ -n "$T" ]; then
 	modules_equal "$T/vmlinux.btf" "$T/modules.txt" "$T/btf" "$W/m30" &&
 		ok "1.30: every Debian 13 module graph-equal to its shipped BTF" || bad "1.30: modules differ"
 else
-	echo "skip 1.30: the Debian 13 corpus is absent (SUITE=trixie ../shared/corpus/fetch-debian-kernel.sh)"
+	echo "skip 1.30: the Debian 13 corpus is absent (SUITE=trixie scripts/fetch-debian-kernel.sh)"
 fi
 [ $fails = 0 ]

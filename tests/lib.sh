@@ -6,8 +6,24 @@ set -u
 TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$TESTS_DIR/.." && pwd)
 BTFC=$(cd "$(dirname "$BTFC")" && pwd)/$(basename "$BTFC")
-WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/btfc-test.XXXXXX")}
+# A test's scratch directory, removed when the test exits (KEEP_WORK=1 keeps
+# it and says where; a WORK given by the caller is the caller's to remove).
+if [ -z "${WORK:-}" ]; then
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/btfc-test.XXXXXX")
+	if [ -n "${KEEP_WORK:-}" ]; then
+		trap 'echo "  (kept $WORK)"' EXIT
+	else
+		trap 'rm -rf "$WORK"' EXIT
+	fi
+fi
 mkdir -p "$WORK"
+
+# The project's shared oracles (btfcanon.py, pahole 1.31's recorded outputs)
+# when this repository sits next to them; every test runs without them,
+# comparing with btfc diff or skipping those checks.
+SHARED=${BTFC_SHARED:-$ROOT/../shared}
+[ -d "$SHARED" ] || SHARED=/work/shared
+CANON_PY=$SHARED/tools/btfcanon.py
 
 pass() { echo "pass $*" >> "$RESULTS"; [ -n "${VERBOSE:-}" ] && echo "  ok   $*"; return 0; }
 fail() { echo "fail $*" >> "$RESULTS"; echo "  FAIL $*"; return 0; }

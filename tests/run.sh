@@ -9,6 +9,7 @@ RESULTS=$(mktemp); export RESULTS
 # The base cache of one-module encodes: the suite's own, not the user's.
 BTFC_CACHE_DIR=$(mktemp -d); export BTFC_CACHE_DIR
 trap 'rm -f "$RESULTS"; rm -rf "$BTFC_CACHE_DIR"' EXIT
+suite_start=$(date +%s)
 unit_out=$("$UNIT" 2>&1); echo "$unit_out" | grep -v '^unit:' || true
 line=$(echo "$unit_out" | grep '^unit:' | tail -1)
 up=$(echo "$line" | sed -nE 's/^unit: ([0-9]+) passed.*/\1/p'); up=${up:-0}
@@ -21,6 +22,7 @@ for t in tests/t_*.sh; do
 	bash "$t" || echo "fail $t exited non-zero" >> "$RESULTS"
 	echo "   ($(( $(date +%s) - start ))s)"
 done
+echo "suite time: $(( $(date +%s) - suite_start ))s"
 sp=$(grep -c '^pass' "$RESULTS"); sf=$(grep -c '^fail' "$RESULTS"); ss=$(grep -c '^skip' "$RESULTS")
 echo "$((up + sp)) passed, $((uf + sf)) failed, $ss skipped"
 [ $((uf + sf)) -eq 0 ]

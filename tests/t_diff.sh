@@ -9,7 +9,7 @@
 
 case ${O:-build} in /*) OD=$O ;; *) OD=$ROOT/${O:-build} ;; esac
 MUT=${BTF_MUTATE:-$OD/btf-mutate}
-CANON=$ROOT/../shared/tools/btfcanon.py
+CANON=$CANON_PY
 [ -x "$MUT" ] || { skip "diff: $MUT not built (make ${O:-build}/btf-mutate)"; exit 0; }
 if ! C=$(BTFC_NO_FETCH=1 "$ROOT/scripts/corpus.sh" 2>/dev/null); then
 	skip "Debian corpus absent (scripts/corpus.sh); diff checks not run"
@@ -126,4 +126,4 @@ if [ $canon_ok = 1 ]; then
 fi
 
 check_fails "diff: missing input" "No such file" "$BTFC" diff "$V" "$WORK/none.btf"
-check_fails "diff: one argument" "usage" "$BTFC" diff "$V"
+check_fails "diff: one argument" "needs two files.*see .btfc diff --help." "$BTFC" diff "$V"

@@ -9,8 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 KNOWN=$ROOT/tests/layout-known-diffs-1.31.txt
 BLOCKS="python3 $ROOT/tests/tools/layout_blocks.py --known $KNOWN"
-REFS=${BTFC_REFERENCE:-$ROOT/../shared/reference}
-[ -d "$REFS" ] || REFS=/work/shared/reference
+REFS=${BTFC_REFERENCE:-$SHARED/reference}
 C=$(BTFC_NO_FETCH=1 "$ROOT/scripts/corpus.sh" 2>/dev/null) || { skip "layout 1.31: Debian corpus not present"; exit 0; }
 R=$REFS/pahole-1.31/debian-$(basename "$C")/layout
 [ -f "$R/all.txt.xz" ] || { skip "layout 1.31: no pahole 1.31 reference ($R)"; exit 0; }

@@ -3,20 +3,118 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/mem.h"
 
+/*
+ * The temp-file registry (file.h): process state, like malloc's, and one
+ * of the exceptions to "no mutable globals" (ARCHITECTURE.md).  A slot
+ * holds a temp file's path while the file exists under that name.
+ */
+static char *_Atomic tmp_slots[FILE_TMP_SLOTS];
+/*
+ * Another thread may be creating a temp file when the handler runs (it
+ * blocks the signals only for itself): threads count themselves in
+ * `creating` around mkstemp and the listing, and the handler first sets
+ * `dying` (no creation starts after that), then waits for the count to
+ * drop before emptying the list.  Sequentially consistent atomics: a
+ * creator either sees `dying` or is seen in `creating`.
+ */
+static atomic_uint tmp_creating;
+static atomic_bool tmp_dying;
+
+void file_tmp_cleanup(void)
+{
+	atomic_store(&tmp_dying, true);
+	/* a creation is a few system calls: wait for it, at most about 2 s */
+	for (int n = 0; atomic_load(&tmp_creating) && n < 2000; n++)
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	for (size_t i = 0; i < FILE_TMP_SLOTS; i++) {
+		char *p = atomic_exchange(&tmp_slots[i], NULL);
+
+		if (p)
+			unlink(p);
+	}
+}
+
+unsigned file_tmp_count(void)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < FILE_TMP_SLOTS; i++)
+		n += atomic_load(&tmp_slots[i]) != NULL;
+	return n;
+}
+
+static int tmp_list(char *path)
+{
+	for (int i = 0; i < FILE_TMP_SLOTS; i++) {
+		char *none = NULL;
+
+		if (atomic_compare_exchange_strong(&tmp_slots[i], &none, path))
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Take tmp off the list.  If a signal handler took it first (and removed
+ * the file), tmp is dropped unfreed: the handler may still read it, and
+ * the process is ending.
+ */
+static void tmp_unlist(struct file_out *o)
+{
+	if (o->slot < 0)
+		return;
+	if (!atomic_exchange(&tmp_slots[o->slot], NULL))
+		o->tmp = NULL;
+	o->slot = -1;
+}
+
 static void file_out_clear(struct file_out *o)
 {
+	tmp_unlist(o);
 	mem_free(o->tmp);
 	mem_free(o->dest);
 	o->tmp = o->dest = NULL;
 	o->fd = -1;
+}
+
+static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+/* mkostemp with the handlers' signals held until the file is listed. */
+static int tmp_create(struct file_out *o)
+{
+	sigset_t set, old;
+	int fd, e;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+		sigaddset(&set, cleanup_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	atomic_fetch_add(&tmp_creating, 1);
+	if (atomic_load(&tmp_dying)) {
+		/* a handler is removing the temp files: the process is ending */
+		atomic_fetch_sub(&tmp_creating, 1);
+		for (;;)
+			pause();
+	}
+	fd = mkostemp(o->tmp, O_CLOEXEC);
+	e = errno;
+	if (fd >= 0)
+		o->slot = tmp_list(o->tmp);
+	atomic_fetch_sub(&tmp_creating, 1);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return fd;
 }
 
 int file_out_open(struct file_out *o, const char *path, struct diag *d)
@@ -28,6 +126,16 @@ int file_out_open(struct file_out *o, const char *path, struct diag *d)
 
 	o->fd = -1;
 	o->tmp = o->dest = NULL;
+	o->slot = -1;
+	if (path[0] == '-' && !path[1]) {
+		fflush(stdout);
+		o->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+		if (o->fd < 0) {
+			e = errno;
+			return diag_err(d, e, "standard output: %s", strerror(e));
+		}
+		return 0;
+	}
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		if (S_ISDIR(st.st_mode))
 			return diag_err(d, EISDIR, "%s: is a directory", path);
@@ -51,7 +159,7 @@ int file_out_open(struct file_out *o, const char *path, struct diag *d)
 	snprintf(o->dest, n, "%s", real ? real : path);
 	free(real);
 	snprintf(o->tmp, n, "%s.XXXXXX", o->dest);
-	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	o->fd = tmp_create(o);
 	if (o->fd < 0) {
 		e = errno;
 		file_out_clear(o);
@@ -65,6 +173,7 @@ void file_out_abort(struct file_out *o)
 {
 	if (o->fd >= 0)
 		close(o->fd);
+	tmp_unlist(o);
 	if (o->tmp)
 		unlink(o->tmp);
 	file_out_clear(o);

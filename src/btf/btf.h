@@ -153,6 +153,12 @@ struct btf_param { uint32_t name_off, type; };
 struct btf_var { uint32_t linkage; };
 struct btf_var_secinfo { uint32_t type, offset, size; };
 struct btf_decl_tag { int32_t component_idx; };
+/*
+ * A decl tag btfc's encoder adds for the struct view only (enc_opts
+ * struct_view), never to output: BTF_ALIGN_TAG "N" on a struct or union
+ * (component -1) or one of its members whose DWARF has DW_AT_alignment N.
+ */
+#define BTF_ALIGN_TAG "btfc.aligned="
 
 /* One entry of the (2026) layout section, indexed by kind. */
 struct btf_layout { uint8_t info_sz, elem_sz; uint16_t flags; };

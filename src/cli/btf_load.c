@@ -97,6 +97,26 @@ static int blob_open(const char *path, bool writable, struct cli_blob **out, con
 	*out = NULL;
 	if (!b)
 		return diag_err(d, ENOMEM, "%s: out of memory", path);
+	if (cli_is_stdio(path)) {
+		/* raw BTF on stdin (an ELF needs a path: libelf maps it) */
+		void *p = NULL;
+
+		if ((err = read_fd(STDIN_FILENO, "-", 0, &p, len, d)))
+			goto fail;
+		b->heap = p;
+		b->writable = true;
+		*data = p;
+		if (*len >= 4 && !memcmp(p, "\177ELF", 4)) {
+			err = diag_err(d, EINVAL, "-: an ELF file on stdin; give its path instead");
+			goto fail;
+		}
+		if (!has_btf_magic(*data, *len)) {
+			err = diag_err(d, EINVAL, "-: standard input is not raw BTF");
+			goto fail;
+		}
+		*out = b;
+		return 0;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = diag_err(d, errno, "%s: %s", path, strerror(errno));
@@ -230,6 +250,27 @@ const char *cli_btf_default_base(const char *path)
 	return SYSFS_BTF "vmlinux";
 }
 
+/* Append a note to d's message (truncating, never overflowing). */
+static void suffix_note(struct diag *d, const char *a, const char *b, const char *c)
+{
+	size_t n = strlen(d->msg);
+
+	if (n + 1 < sizeof(d->msg))
+		snprintf(d->msg + n, sizeof(d->msg) - n, "%s%.200s%s", a, b, c);
+}
+
+bool cli_btf_is_split(const void *data, size_t len)
+{
+	struct btf_header h;
+	struct diag d;
+	bool swapped;
+
+	/* own strings that do not start with the empty string follow a base's */
+	return btf_parse_header(data, len, &h, &swapped, &d) == 0 && h.str_len &&
+	       (uint64_t)h.hdr_len + h.str_off < len &&
+	       ((const char *)data)[h.hdr_len + h.str_off] != 0;
+}
+
 int cli_btf_load(const char *path, const char *base_path, struct btf **base,
 		 struct btf **btf, struct diag *d)
 {
@@ -239,13 +280,51 @@ int cli_btf_load(const char *path, const char *base_path, struct btf **base,
 	*btf = NULL;
 	if (!base_path)
 		base_path = cli_btf_default_base(path);
+	if (cli_is_stdio(path) && base_path && cli_is_stdio(base_path))
+		return diag_err(d, EINVAL, "-: standard input can be read only once");
 	if (base_path &&
 	    (err = cli_btf_parse_file(base_path, NULL, BTF_PARSE_NO_STR_INDEX, base, d)))
 		return err;
 	if ((err = cli_btf_parse_file(path, *base, BTF_PARSE_NO_STR_INDEX, btf, d))) {
+		/* one line that names the likely cause */
+		if (*base && err != -ENOMEM && err != -ENOENT)
+			suffix_note(d, " (split BTF: is ", base_path, " the base it was built on?)");
+		else if (!*base && err == -EINVAL && strstr(d->msg, "split BTF"))
+			suffix_note(d, "; give its base with --base", "", "");
 		btf_free(*base);
 		*base = NULL;
 		return err;
 	}
+	return 0;
+}
+
+int cli_btf_load_id(uint32_t id, struct btf **base, struct btf **btf, struct diag *d)
+{
+	char name[256] = "", what[64];
+	bool kernel = false;
+	void *data = NULL;
+	size_t len = 0;
+	int err;
+
+	*base = NULL;
+	*btf = NULL;
+	if ((err = cli_btf_by_id(id, &data, &len, name, sizeof(name), &kernel, d)))
+		return err;
+	/* a module's BTF is split on vmlinux's (as bpftool btf dump id does) */
+	if (kernel && strcmp(name, "vmlinux") &&
+	    (err = cli_btf_parse_file(SYSFS_BTF "vmlinux", NULL, BTF_PARSE_NO_STR_INDEX, base, d))) {
+		mem_free(data);
+		return err;
+	}
+	if ((err = btf_parse_flags(data, len, *base, BTF_PARSE_NO_STR_INDEX | BTF_PARSE_BORROW, btf,
+				   d))) {
+		snprintf(what, sizeof(what), "BTF id %u", id);
+		prefix_path(d, what);
+		mem_free(data);
+		btf_free(*base);
+		*base = NULL;
+		return err;
+	}
+	btf_set_release(*btf, mem_free, data);
 	return 0;
 }

@@ -2,14 +2,15 @@
 /*
  * cli/: every subcommand, all printing and exit codes.  Each command is
  * int cmd_NAME(int argc, char **argv) returning the process exit status
- * (0 ok, 1 "differs"/findings, 2 error).
+ * (0 ok, 1 "differs"/findings, 2 error; main() turns a lost write to
+ * stdout into 2).  Messages start with the program name (cli_prog()).
  */
 #ifndef BTFC_CLI_H
 #define BTFC_CLI_H
 
-#include "base/diag.h"
+#include <stdio.h>
 
-#define BTFC_VERSION "0.1.0"
+#include "base/diag.h"
 
 enum { EXIT_OK = 0, EXIT_DIFF = 1, EXIT_ERR = 2 };
 
@@ -28,6 +29,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_dedup(int argc, char **argv);
 int cmd_layout(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 /* pahole's command line (cli/pahole.c); also run when argv[0] is "pahole". */
 int cmd_pahole(int argc, char **argv);
 
@@ -54,6 +56,8 @@ uint64_t cli_blob_offset(const struct cli_blob *b);
  */
 int cli_btf_parse_file(const char *path, const struct btf *base, unsigned flags,
 		       struct btf **out, struct diag *d);
+/* Is this BTF blob split (its strings follow a base's)? */
+bool cli_btf_is_split(const void *data, size_t len);
 /* The implied base of path: /sys/kernel/btf/vmlinux for module BTF in sysfs. */
 const char *cli_btf_default_base(const char *path);
 /*
@@ -64,6 +68,15 @@ const char *cli_btf_default_base(const char *path);
 int cli_btf_load(const char *path, const char *base_path, struct btf **base,
 		 struct btf **btf, struct diag *d);
 
+/*
+ * The kernel's BTF object id (bpf(2), needs root): its bytes (mem_alloc'ed),
+ * name and whether it is the kernel's (vmlinux or a module's).
+ */
+int cli_btf_by_id(uint32_t id, void **data, size_t *len, char *name, size_t nlen, bool *kernel,
+		  struct diag *d);
+/* cli_btf_load() for the kernel's BTF object id: a module's on /sys/kernel/btf/vmlinux. */
+int cli_btf_load_id(uint32_t id, struct btf **base, struct btf **btf, struct diag *d);
+
 struct layout_opts;
 /* layout: cli_btf_load, or for an ELF without .BTF its DWARF encoded in memory. */
 int cli_layout_load(const char *path, const char *base_path, struct btf **base,
@@ -72,10 +85,34 @@ int cli_layout_load(const char *path, const char *base_path, struct btf **base,
 int cli_layout_diff(const char *old_path, const char *new_path, const char *base_path,
 		    const struct layout_opts *lo, const char *const *names, size_t n);
 
-/* Print "btfc: <msg>" for a failed diag (or the errno text) to stderr. */
+/* The program name of messages: "btfc", or "pahole" when run as pahole (set once by main). */
+void cli_set_prog(const char *name);
+const char *cli_prog(void);
+/* Print "PROG: <msg>" for a failed diag (or the errno text) to stderr. */
 void cli_report(const struct diag *d, int err);
-/* Print "btfc: " + formatted line to stderr; returns EXIT_ERR. */
+/* Print "PROG: " + formatted line to stderr; returns EXIT_ERR. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same for a note (no exit status). */
+void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * A usage error, one line: "PROG: CMD: <msg> (see 'btfc CMD --help')";
+ * returns EXIT_ERR.  cmd may be NULL.
+ */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* After getopt_long() returned '?' (opterr = 0): name the bad option with cli_usage(). */
+int cli_bad_option(const char *cmd, char **argv, const char *shortopts);
+/*
+ * Flush and close stdout at exit: rc, or EXIT_ERR with a message when a
+ * write to it was lost (a full disk, /dev/full, a closed pipe's EPIPE).
+ */
+int cli_close_stdout(int rc);
+/* s as a JSON string (quoted, escaped). */
+void cli_json_str(FILE *f, const char *s);
+/* "-" as a path: stdin for inputs, stdout for outputs (where a command allows it). */
+static inline bool cli_is_stdio(const char *path)
+{
+	return path && path[0] == '-' && !path[1];
+}
 /* Parse a thread count ("" or NULL = all CPUs); returns 0 on error. */
 unsigned cli_jobs(const char *s);
 

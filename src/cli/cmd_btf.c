@@ -24,7 +24,7 @@ static int c_emit(void *ctx, const char *s, size_t n)
 
 int cmd_dump(int argc, char **argv)
 {
-	const char *file = NULL, *base_path = NULL, *format = "raw";
+	const char *file = NULL, *base_path = NULL, *format = "raw", *id_arg = NULL;
 	struct btf *base = NULL, *btf = NULL;
 	struct diag d = { 0 };
 	char *obuf;
@@ -38,18 +38,39 @@ int cmd_dump(int argc, char **argv)
 		else if (!strncmp(argv[i], "--format=", 9))
 			format = argv[i] + 9;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: btfc dump FILE [--base B] [--format raw|json|c]\n");
+			printf("usage: btfc dump FILE [--base B] [--format raw|json|c]\n"
+			       "       btfc dump id ID [--format raw|json|c]\n"
+			       "  FILE: raw BTF, ELF with .BTF, /sys/kernel/btf/NAME, or - (raw BTF on stdin);\n"
+			       "  id ID: the kernel's BTF object ID (see btfc list; needs root).\n"
+			       "  raw: bpftool's text; json: bpftool -j's (one document); c: a C header.\n"
+			       "  Exit status: 0 printed, 2 error.\n");
 			return EXIT_OK;
-		} else if (argv[i][0] != '-' && !file)
+		} else if (!strcmp(argv[i], "id") && !file && !id_arg && i + 1 < argc)
+			id_arg = argv[++i];
+		else if ((argv[i][0] != '-' || !argv[i][1]) && !file && !id_arg)
 			file = argv[i];
+		else if (!strcmp(argv[i], "--base") || !strcmp(argv[i], "-B") ||
+			 !strcmp(argv[i], "--format") || !strcmp(argv[i], "id"))
+			return cli_usage("dump", "'%s' needs an argument", argv[i]);
 		else
-			return cli_fail("dump: unexpected argument '%s'", argv[i]);
+			return cli_usage("dump", "unexpected argument '%s'", argv[i]);
 	}
-	if (!file)
-		return cli_fail("dump: no input file (usage: btfc dump FILE [--base B] [--format raw|json|c])");
+	if (!file && !id_arg)
+		return cli_usage("dump", "no input file");
 	if (strcmp(format, "raw") && strcmp(format, "json") && strcmp(format, "c"))
-		return cli_fail("dump: unknown format '%s' (raw, json or c)", format);
-	err = cli_btf_load(file, base_path, &base, &btf, &d);
+		return cli_usage("dump", "unknown format '%s' (raw, json or c)", format);
+	if (id_arg) {
+		char *end;
+		unsigned long v = strtoul(id_arg, &end, 10);
+
+		if (!*id_arg || *end || v > UINT32_MAX)
+			return cli_usage("dump", "'%s' is not a BTF object id", id_arg);
+		if (base_path)
+			return cli_usage("dump", "--base does not go with id (a module's is vmlinux's)");
+		err = cli_btf_load_id((uint32_t)v, &base, &btf, &d);
+	} else {
+		err = cli_btf_load(file, base_path, &base, &btf, &d);
+	}
 	if (err) {
 		cli_report(&d, err);
 		return EXIT_ERR;
@@ -65,13 +86,10 @@ int cmd_dump(int argc, char **argv)
 		err = btf_dump_c(btf, c_emit, stdout, &d);
 	if (err) {
 		fflush(stdout);
-		fprintf(stderr, "btfc: %s: %s\n", file, d.msg[0] ? d.msg : strerror(-err));
+		cli_fail("%s: %s", file ? file : id_arg, d.msg[0] ? d.msg : strerror(-err));
 		rc = EXIT_ERR;
 	}
-	if (fflush(stdout)) {
-		perror("btfc: write");
-		rc = EXIT_ERR;
-	}
+	fflush(stdout);		/* before obuf goes; main() reports a lost write */
 	if (obuf)
 		setvbuf(stdout, NULL, _IOFBF, BUFSIZ);
 	mem_free(obuf);
@@ -87,6 +105,7 @@ int cmd_verify(int argc, char **argv)
 	struct btf *base = NULL, *tmp = NULL;
 	struct diag d = { 0 };
 	unsigned flags = 0;
+	bool json = false;
 	void *data = NULL;
 	size_t len, k;
 	int i, err, rc;
@@ -96,18 +115,32 @@ int cmd_verify(int argc, char **argv)
 			base_path = argv[++i];
 		else if (!strcmp(argv[i], "--strict"))
 			flags |= BTF_VALIDATE_STRICT;
-		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: btfc verify FILE [--base B] [--strict]\n"
+		else if (!strncmp(argv[i], "--format=", 9) ||
+			 (!strcmp(argv[i], "--format") && i + 1 < argc)) {
+			const char *f = argv[i][8] == '=' ? argv[i] + 9 : argv[++i];
+
+			if (strcmp(f, "json") && strcmp(f, "text"))
+				return cli_usage("verify", "--format takes text or json, not '%s'", f);
+			json = !strcmp(f, "json");
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: btfc verify FILE [--base B] [--strict] [--format text|json]\n"
 			       "  default: the kernel's checks for vmlinux/module BTF;\n"
-			       "  --strict: also the user-BTF resolve pass (BPF_BTF_LOAD rules)\n");
+			       "  --strict: also the user-BTF resolve pass (BPF_BTF_LOAD rules)\n"
+			       "  FILE may be - (raw BTF on stdin).  --format json: one document,\n"
+			       "  {\"file\", \"mode\", \"ok\", \"findings\": [...], \"more\": N}\n"
+			       "  Exit status: 0 valid, 1 findings, 2 error.\n");
 			return EXIT_OK;
-		} else if (argv[i][0] != '-' && !file)
+		} else if ((argv[i][0] != '-' || !argv[i][1]) && !file)
 			file = argv[i];
+		else if (!strcmp(argv[i], "--base") || !strcmp(argv[i], "-B") ||
+			 !strcmp(argv[i], "--format"))
+			return cli_usage("verify", "'%s' needs an argument (--format: text or json)",
+					 argv[i]);
 		else
-			return cli_fail("verify: unexpected argument '%s'", argv[i]);
+			return cli_usage("verify", "unexpected argument '%s'", argv[i]);
 	}
 	if (!file)
-		return cli_fail("verify: no input file (usage: btfc verify FILE [--base B] [--strict])");
+		return cli_usage("verify", "no input file");
 	if (!base_path)
 		base_path = cli_btf_default_base(file);
 	if (base_path) {
@@ -127,6 +160,18 @@ int cmd_verify(int argc, char **argv)
 	if (err == -ENOMEM) {
 		cli_report(&d, err);
 		rc = EXIT_ERR;
+	} else if (json) {
+		fputs("{\"file\":", stdout);
+		cli_json_str(stdout, file);
+		printf(",\"mode\":\"%s\",\"ok\":%s,\"findings\":[",
+		       flags & BTF_VALIDATE_STRICT ? "strict" : "kernel", err ? "false" : "true");
+		for (k = 0; err && k < rep.n; k++) {
+			if (k)
+				putchar(',');
+			cli_json_str(stdout, rep.items[k].msg);
+		}
+		printf("],\"more\":%zu}\n", err ? rep.dropped : 0);
+		rc = err ? EXIT_DIFF : EXIT_OK;
 	} else if (err) {
 		for (k = 0; k < rep.n; k++)
 			printf("%s: %s\n", file, rep.items[k].msg);
@@ -137,6 +182,9 @@ int cmd_verify(int argc, char **argv)
 		printf("%s: OK (%s mode)\n", file, flags & BTF_VALIDATE_STRICT ? "strict" : "kernel");
 		rc = EXIT_OK;
 	}
+	if (rc == EXIT_DIFF && base_path)
+		cli_note("%s is split BTF: findings like these may mean %s is not the base it was "
+			 "built on", file, base_path);
 	btf_report_free(&rep);
 	mem_free(data);
 	btf_free(base);
@@ -162,15 +210,19 @@ int cmd_convert(int argc, char **argv)
 			endian = argv[++i];
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: btfc convert FILE -o OUT [--base B] [--endian little|big|native]\n"
-			       "  parse FILE (raw or ELF .BTF) and write it as a raw blob\n");
+			       "  parse FILE (raw or ELF .BTF) and write it as a raw blob; FILE may be -\n"
+			       "  (raw BTF on stdin), OUT - (stdout).  Exit status: 0 written, 2 error.\n");
 			return EXIT_OK;
-		} else if (argv[i][0] != '-' && !file)
+		} else if ((argv[i][0] != '-' || !argv[i][1]) && !file)
 			file = argv[i];
+		else if (!strcmp(argv[i], "--base") || !strcmp(argv[i], "-B") ||
+			 !strcmp(argv[i], "-o") || !strcmp(argv[i], "--endian"))
+			return cli_usage("convert", "'%s' needs an argument", argv[i]);
 		else
-			return cli_fail("convert: unexpected argument '%s'", argv[i]);
+			return cli_usage("convert", "unexpected argument '%s'", argv[i]);
 	}
 	if (!file || !outp)
-		return cli_fail("convert: usage: btfc convert FILE -o OUT [--base B] [--endian E]");
+		return cli_usage("convert", "needs FILE and -o OUT");
 	if ((err = cli_btf_load(file, base_path, &base, &btf, &d))) {
 		cli_report(&d, err);
 		return EXIT_ERR;
@@ -183,7 +235,8 @@ int cmd_convert(int argc, char **argv)
 		else if (!strcmp(endian, "native"))
 			btf_set_endian(btf, btf_host_endian());
 		else {
-			rc = cli_fail("convert: unknown byte order '%s'", endian);
+			rc = cli_usage("convert", "unknown byte order '%s' (little, big or native)",
+				       endian);
 			goto out;
 		}
 	}

@@ -45,7 +45,8 @@ static const char usage_text[] =
 	"                   prepared base; outputs DIR/NAME (--no-prepared-base: prepare per run)\n"
 	"  --relayout-strings  after dedup, strings in first-reference order (as the encoder)\n"
 	"  --serial-refs    reference types one by one as libbpf, not level by level: faster on\n"
-	"                   BTF in compile-unit order (btfc encode --no-dedup); same output\n";
+	"                   BTF in compile-unit order (btfc encode --no-dedup); same output\n"
+	"  OUT may be - (stdout).  Exit status: 0 written, 2 error.\n";
 
 struct paths {
 	char **v;
@@ -320,7 +321,7 @@ int cmd_dedup(int argc, char **argv)
 			const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : "");
 
 			if (!(opts.nr_threads = cli_jobs(v)))
-				return cli_fail("dedup: bad thread count '%s'", v);
+				return cli_usage("dedup", "bad thread count '%s'", v);
 		} else if (!strcmp(a, "--keep-strings")) {
 			opts.keep_strings = true;
 		} else if (!strcmp(a, "--serial-refs")) {
@@ -333,7 +334,7 @@ int cmd_dedup(int argc, char **argv)
 			else if (!strcmp(v, "head"))
 				opts.compat = BTF_DEDUP_LIBBPF_HEAD;
 			else
-				return cli_fail("dedup: unknown --compat '%s' (1.1 or head)", v);
+				return cli_usage("dedup", "unknown --compat '%s' (1.1 or head)", v);
 		} else if (!strcmp(a, "--no-dedup")) {
 			nodedup = true;
 		} else if (!strcmp(a, "--flatten")) {
@@ -357,22 +358,25 @@ int cmd_dedup(int argc, char **argv)
 				rc = cli_fail("out of memory");
 				goto out;
 			}
+		} else if (!strcmp(a, "--base") || !strcmp(a, "-B") || !strcmp(a, "-o") ||
+			   !strcmp(a, "--compat") || !strcmp(a, "--batch")) {
+			rc = cli_usage("dedup", "'%s' needs an argument", a);
+			goto out;
 		} else {
-			fputs(usage_text, stderr);
-			rc = cli_fail("dedup: unexpected argument '%s'", a);
+			rc = cli_usage("dedup", "unexpected argument '%s'", a);
 			goto out;
 		}
 	}
 	if (!in.n || (!outp && !batch)) {
-		fputs(usage_text, stderr);
+		rc = cli_usage("dedup", "needs inputs and -o OUT (or --batch DIR)");
 		goto out;
 	}
 	if (batch && (!base_path || flatten || nodedup || outp)) {
-		rc = cli_fail("dedup: --batch needs --base (and no -o, --flatten, --no-dedup)");
+		rc = cli_usage("dedup", "--batch needs --base (and no -o, --flatten, --no-dedup)");
 		goto out;
 	}
 	if (flatten && !base_path) {
-		rc = cli_fail("dedup: --flatten needs --base");
+		rc = cli_usage("dedup", "--flatten needs --base");
 		goto out;
 	}
 	t0 = clock_now();

@@ -20,7 +20,8 @@ static const char usage_text[] =
 	"  --stats           decode every DIE with every attribute; print unit and\n"
 	"                    DIE counts (per tag) and the time taken\n"
 	"  --skip-only       with --stats: decode abbreviations only, skip values\n"
-	"  -j N, --jobs N    threads for indexing and --stats (default: all CPUs)\n";
+	"  -j N, --jobs N    threads for indexing and --stats (default: all CPUs)\n"
+	"  Exit status: 0 printed, 2 error.\n";
 
 static void print_tag(FILE *o, unsigned tag)
 {
@@ -282,6 +283,7 @@ int cmd_dwarf(int argc, char **argv)
 	int c, err, status;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': cu = optarg; break;
@@ -290,16 +292,16 @@ int cmd_dwarf(int argc, char **argv)
 		case 'k': skip_only = true; break;
 		case 'j':
 			if (!(jobs = cli_jobs(optarg)))
-				return cli_fail("dwarf: bad thread count '%s'", optarg);
+				return cli_usage("dwarf", "bad thread count '%s'", optarg);
 			break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
-		default: fputs(usage_text, stderr); return EXIT_ERR;
+		default: return cli_bad_option("dwarf", argv, "j:h");
 		}
 	}
-	if (optind + 1 != argc) {
-		fputs(usage_text, stderr);
-		return EXIT_ERR;
-	}
+	if (optind + 1 != argc)
+		return cli_usage("dwarf", optind == argc ? "no input file" : "one FILE only");
+	if (cli_is_stdio(argv[optind]))
+		return cli_usage("dwarf", "'-': an ELF is read from a path, not standard input");
 	diag_clear(&d);
 	t0 = clock_now();
 	if ((err = dwarf_input_open(&in, argv[optind], jobs, &d))) {

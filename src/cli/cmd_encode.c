@@ -49,12 +49,15 @@ static const char usage_text[] =
 	"  With several inputs (batch mode) the base is loaded once, inputs are encoded\n"
 	"  in parallel, each exactly as alone; -o then names a directory (OUT/NAME.btf).\n"
 	"  One input on --base uses the base cache: $BTFC_CACHE_DIR (empty: off), else\n"
-	"  $XDG_CACHE_HOME/btfc or ~/.cache/btfc; the same bytes with or without it.\n";
+	"  $XDG_CACHE_HOME/btfc or ~/.cache/btfc; the same bytes with or without it.\n"
+	"  OUT may be - (stdout) for one input; FILE must be a path (the ELF is mapped).\n"
+	"  An interrupted run (SIGINT, SIGTERM, SIGHUP) leaves no temporary file.\n"
+	"  Exit status: 0 encoded, 2 error (any input failing, in a batch).\n";
 
+/* A verbose note: "btfc: FILE: note" (ctx: the input's path). */
 static void log_line(void *ctx, const char *line)
 {
-	(void)ctx;
-	fprintf(stderr, "%s\n", line);
+	cli_note("%s: %s", (const char *)ctx, line);
 }
 
 static const struct {
@@ -115,10 +118,16 @@ static void batch_log_line(void *ctx, const char *line)
 {
 	struct batch_log *l = ctx;
 	struct batch *b = l->b;
-	size_t n = strlen(line);
+	const char *path = b->paths[l->i];
+	size_t n = strlen(line), pl = strlen(path);
 
-	if (mem_grow((void **)&b->logs[l->i], &b->log_cap[l->i], 1, b->log_len[l->i] + n + 2))
+	/* "FILE: note", printed with the program's prefix after the batch */
+	if (mem_grow((void **)&b->logs[l->i], &b->log_cap[l->i], 1,
+		     b->log_len[l->i] + pl + n + 4))
 		return;
+	memcpy(b->logs[l->i] + b->log_len[l->i], path, pl);
+	memcpy(b->logs[l->i] + b->log_len[l->i] + pl, ": ", 2);
+	b->log_len[l->i] += pl + 2;
 	memcpy(b->logs[l->i] + b->log_len[l->i], line, n);
 	b->log_len[l->i] += n;
 	b->logs[l->i][b->log_len[l->i]++] = '\n';
@@ -161,7 +170,7 @@ static int batch_one(void *ctx, unsigned worker, size_t i)
 	mem_cache_use(was);
 	done = atomic_fetch_add(&b->done, 1) + 1;
 	if (b->progress && (done % 16 == 0 || done == b->n))
-		fprintf(stderr, "\rbtfc: encoded %zu/%zu", done, b->n);
+		fprintf(stderr, "\r%s: encoded %zu/%zu", cli_prog(), done, b->n);
 	return 0;
 }
 
@@ -241,16 +250,21 @@ static int run_batch(char **paths, size_t n, const char *outdir, const struct bt
 	if (b.progress)
 		fputc('\n', stderr);
 	for (i = 0; i < n; i++) {
-		if (b.logs[i])
-			fputs(b.logs[i], stderr);
+		if (b.logs[i]) {
+			char *line = b.logs[i], *nl;
+
+			for (; (nl = strchr(line, '\n')); line = nl + 1) {
+				*nl = 0;
+				cli_note("%s", line);
+			}
+		}
 		if (b.errs[i]) {
 			cli_report(&b.diags[i], b.errs[i]);
 			nbad++;
 		}
 	}
 	if (nbad) {
-		fprintf(stderr, "btfc: %zu of %zu files failed\n", nbad, n);
-		status = EXIT_ERR;
+		status = cli_fail("%zu of %zu files failed", nbad, n);
 	}
 out:
 	btf_dedup_base_free(pb);
@@ -308,6 +322,7 @@ int cmd_encode(int argc, char **argv)
 	o.jobs = pool_ncpus();
 	o.lang_exclude = lang_ex;
 	o.log = log_line;
+	opterr = 0;
 	if (getenv("BTFC_SEED_UNITS"))	/* tests: see enc_opts.seed_units */
 		o.seed_units = (unsigned)strtoul(getenv("BTFC_SEED_UNITS"), NULL, 10);
 	o.slow_paths = getenv("BTFC_SLOW_PATHS") != NULL;	/* tests: see enc_opts.slow_paths */
@@ -326,8 +341,8 @@ int cmd_encode(int argc, char **argv)
 			else if (!strcmp(optarg, "1.30"))
 				o.compat = ENC_COMPAT_130;
 			else
-				return cli_fail("encode: --compat takes 1.24, 1.30 or 1.31, not '%s'",
-						optarg);
+				return cli_usage("encode", "--compat takes 1.24, 1.30 or 1.31, not '%s'",
+						 optarg);
 			o.consistent_func = o.optimized_func = o.decl_tag_kfuncs = o.force = true;
 			break;
 		case O_NOFLOATS: o.floats = false; break;
@@ -335,7 +350,7 @@ int cmd_encode(int argc, char **argv)
 		case O_NOVARS: o.vars = false; break;
 		case O_LANGX:
 			if (parse_langs(optarg, lang_ex, sizeof(lang_ex) / sizeof(lang_ex[0])))
-				return cli_fail("encode: unknown language in '%s'", optarg);
+				return cli_usage("encode", "unknown language in '%s'", optarg);
 			break;
 		case O_FORCE: o.force = true; break;
 		case O_NODEDUP: o.no_dedup = true; break;
@@ -347,16 +362,16 @@ int cmd_encode(int argc, char **argv)
 		case O_ATTRIBUTES: o.attributes = true; break;
 		case 'j':
 			if (!(o.jobs = cli_jobs(optarg)))
-				return cli_fail("encode: bad thread count '%s'", optarg);
+				return cli_usage("encode", "bad thread count '%s'", optarg);
 			break;
 		case 'v': o.verbose++; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
-		default: fputs(usage_text, stderr); return EXIT_ERR;
+		default: return cli_bad_option("encode", argv, "o:j:vh");
 		}
 	}
 	if ((o.global_vars || o.attributes) && o.compat == ENC_COMPAT_124)
-		return cli_fail("encode: --%s needs --compat 1.30 or 1.31 (pahole 1.24 has no such feature)",
-				o.global_vars ? "global-var" : "attributes");
+		return cli_usage("encode", "--%s needs --compat 1.30 or 1.31 (pahole 1.24 has no such feature)",
+				 o.global_vars ? "global-var" : "attributes");
 	for (i = (size_t)optind; i < (size_t)argc; i++) {
 		if (VEC_RESERVE(paths, cap, npaths + 1) || !(paths[npaths] = mem_strdup(argv[i]))) {
 			status = cli_fail("encode: out of memory");
@@ -367,8 +382,16 @@ int cmd_encode(int argc, char **argv)
 	if (list && (status = read_list(list, &paths, &npaths, &cap)))
 		goto out;
 	if (!npaths) {
-		fputs(usage_text, stderr);
-		status = EXIT_ERR;
+		status = cli_usage("encode", "no input file");
+		goto out;
+	}
+	for (i = 0; i < npaths; i++)
+		if (cli_is_stdio(paths[i])) {
+			status = cli_usage("encode", "'-': an ELF is read from a path, not standard input");
+			goto out;
+		}
+	if ((npaths > 1 || list) && cli_is_stdio(output)) {
+		status = cli_usage("encode", "-o - takes one input (a batch's -o names a directory)");
 		goto out;
 	}
 	diag_clear(&d);
@@ -386,6 +409,7 @@ int cmd_encode(int argc, char **argv)
 		goto out;
 	}
 	o.dedup_base = pb;
+	o.log_ctx = paths[0];
 	if (npaths > 1 || list) {
 		/* -o names a directory: OUT/<name>.btf per input. */
 		status = run_batch(paths, npaths, output, base, &o, o.jobs);

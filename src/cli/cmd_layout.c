@@ -56,6 +56,7 @@ static const char usage_text[] =
 	"                          flexible array, at any depth (pahole 1.30+)\n"
 	"  -R, --reorganize        suggest a smaller member order (-S: show steps)\n"
 	"  -P, --packable          structs that -R can shrink: NAME SIZE NEWSIZE SAVED\n"
+	"  --check-reorg           check every struct's -R plan (exit status 1: a bad one)\n"
 	"  --compile               a compilable C header of the types and what they use\n"
 	"                          (no TYPE: every struct and union, as pahole --compile)\n"
 	"  --skip_missing          go on past type names that are not found\n"
@@ -63,7 +64,16 @@ static const char usage_text[] =
 	"  --format=json           members with offsets, sizes, holes, cachelines as JSON\n"
 	"  --cacheline-map         one line per cacheline listing the members in it\n"
 	"  --diff OLD NEW          how TYPEs' layouts changed between two BTF files\n"
-	"  -F FMT                  btf (default: .BTF if there is one) or dwarf (encode FILE's DWARF)\n";
+	"  -F FMT                  btf (default: .BTF if there is one) or dwarf (FILE's DWARF,\n"
+	"                          as pahole -F dwarf: with TYPEs only the first unit defining\n"
+	"                          each is read; __aligned__ from DW_AT_alignment)\n"
+	"  -V, --verbose           say where the types come from (BTF, which base, DWARF)\n"
+	"  A module's split .BTF is read on --base, else /sys/kernel/btf/vmlinux when its\n"
+	"  BTF checks out on it (the kernel's rules); otherwise its DWARF, as pahole does.\n"
+	"  FILE may be - (raw BTF on stdin).  A last argument that is not a C identifier\n"
+	"  (a path) is FILE.  --format json prints one JSON array.\n"
+	"  Exit status: 0 printed, 1 --diff: layouts differ (--check-reorg: a bad plan),\n"
+	"  2 error (a TYPE not found, unreadable FILE).\n";
 
 enum lmode { M_PRINT, M_SIZES, M_NR_MEMBERS, M_NAME_LEN, M_NAMES, M_CONTAINS, M_PTRS_TO,
 	     M_REORG, M_PACKABLE, M_COMPILE, M_JSON, M_CLMAP, M_CHECKR };
@@ -78,6 +88,7 @@ struct lcmd {
 	struct lbuf out;
 	uint32_t target;	/* -i / -f */
 	unsigned checked, shrunk, bad;	/* --check-reorg */
+	unsigned njson;		/* objects printed: --format json is one array */
 	FILE *fp;
 };
 
@@ -222,6 +233,7 @@ static int print_one(struct lcmd *c, struct layout *l, uint32_t id)
 		err = check_reorg(c, l, id);
 		break;
 	case M_JSON:
+		lbuf_printf(&c->out, c->njson++ ? "," : "[");
 		err = layout_json(l, id, &c->out);
 		break;
 	case M_CLMAP:
@@ -381,48 +393,281 @@ static bool is_file(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* A type name (or comma list of them): C identifier characters only; anything else is a path. */
+static bool is_type_arg(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!(*s == '_' || *s == ',' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9')))
+			return false;
+	return true;
+}
+
+static bool is_elf(const char *path)
+{
+	unsigned char m[4];
+	FILE *f = cli_is_stdio(path) ? NULL : fopen(path, "rb");
+	bool yes;
+
+	if (!f)
+		return false;
+	yes = fread(m, 1, 4, f) == 4 && !memcmp(m, "\177ELF", 4);
+	fclose(f);
+	return yes;
+}
+
+
 /*
- * Load FILE's BTF: raw or ELF .BTF (cli_btf_load), or an ELF with DWARF
- * only, encoded in memory.
+ * Split BTF on base_path: parsed, and valid by the kernel's rules (which
+ * a module's BTF on another build's vmlinux fails: names and types it
+ * refers to in the base are not there).  0, or an error with *why.
  */
-static int layout_load(const char *path, const char *base_path, bool dwarf, struct btf **base,
-		       struct btf **btf, struct diag *d)
+static int split_on(const char *path, const char *base_path, struct btf **base, struct btf **btf,
+		    struct diag *d)
+{
+	struct btf_report rep = { .max = 1 };
+	void *data = NULL;
+	size_t len;
+	int err;
+
+	if ((err = cli_btf_load(path, base_path, base, btf, d)))
+		return err;
+	if ((err = cli_btf_blob(path, &data, &len, d)))
+		goto fail;
+	err = btf_validate(data, len, *base, 0, &rep, d);
+	mem_free(data);
+	if (err && err != -ENOMEM && rep.n)
+		err = diag_err(d, EINVAL, "%s: %s", path, rep.items[0].msg);
+	btf_report_free(&rep);
+	if (!err)
+		return 0;
+fail:
+	btf_free(*btf);
+	btf_free(*base);
+	*btf = *base = NULL;
+	return err;
+}
+
+/*
+ * FILE's BTF: raw or ELF .BTF (cli_btf_load).  A split .BTF without
+ * --base goes on /sys/kernel/btf/vmlinux.  -ENOENT with *use_dwarf: read
+ * FILE's DWARF instead (no .BTF, or split BTF no base fits: pahole falls
+ * back to DWARF too).
+ */
+static int layout_load_btf(const char *path, const char *base_path, bool verbose,
+			   struct btf **base, struct btf **btf, bool *use_dwarf, struct diag *d)
+{
+	const char *try_base = base_path;
+	struct cli_blob *b;
+	const void *p = NULL;
+	size_t len = 0;
+	bool split;
+	int err;
+
+	*use_dwarf = false;
+	*base = *btf = NULL;
+	if (cli_is_stdio(path))	/* read once: raw BTF, split only on --base */
+		return cli_btf_load(path, base_path, base, btf, d);
+	if ((err = cli_blob_open(path, &b, &p, &len, d))) {
+		if (err == -ENOENT && is_file(path) && is_elf(path)) {
+			if (verbose)
+				cli_note("%s: no .BTF; reading its DWARF", path);
+			*use_dwarf = true;
+		}
+		return err;
+	}
+	split = cli_btf_is_split(p, len);
+	cli_blob_release(b);
+	if (!split || cli_btf_default_base(path)) {
+		if ((err = cli_btf_load(path, base_path, base, btf, d)))
+			return err;
+		if (verbose)
+			cli_note("%s: BTF%s%s", path, *base ? " on " : "",
+				 *base ? (base_path ? base_path : cli_btf_default_base(path)) : "");
+		return 0;
+	}
+	if (!try_base)
+		try_base = "/sys/kernel/btf/vmlinux";
+	if (!(err = split_on(path, try_base, base, btf, d))) {
+		if (verbose)
+			cli_note("%s: split BTF on %s", path, try_base);
+		return 0;
+	}
+	if (err == -ENOMEM || !is_elf(path))
+		return err;
+	if (verbose)
+		cli_note("%s: its split BTF does not check out on %s (built for another "
+			 "kernel?); reading its DWARF", path, try_base);
+	*use_dwarf = true;
+	return -ENOENT;
+}
+
+/* FILE's DWARF, all of it, as BTF with its alignments (for layouts of every type). */
+static int layout_load_dwarf(const char *path, struct btf **btf, struct diag *d)
 {
 	struct dwarf_input in;
 	struct enc_opts o;
 	struct enc_stats st;
-	int err = -ENOENT;
+	int err;
 
-	if (!dwarf)
-		err = cli_btf_load(path, base_path, base, btf, d);
-	if (err != -ENOENT || !is_file(path))
+	if ((err = dwarf_input_open(&in, path, pool_ncpus(), d)))
 		return err;
-	/* No .BTF: try the DWARF. */
-	diag_clear(d);
-	*base = NULL;
-	if (base_path && (err = cli_btf_load(base_path, NULL, &(struct btf *){ NULL }, base, d)))
-		return err;
-	if ((err = dwarf_input_open(&in, path, pool_ncpus(), d))) {
-		btf_free(*base);
-		*base = NULL;
-		return err;
-	}
 	enc_opts_default(&o);
 	o.floats = true;
+	o.struct_view = true;
 	o.jobs = pool_ncpus();
-	err = btf_encode(&in, *base, &o, btf, &st, d);
+	err = btf_encode(&in, NULL, &o, btf, &st, d);
 	dwarf_input_close(&in);
-	if (err) {
-		btf_free(*base);
-		*base = NULL;
-	}
 	return err;
 }
 
 int cli_layout_load(const char *path, const char *base_path, struct btf **base,
 		    struct btf **btf, struct diag *d)
 {
-	return layout_load(path, base_path, false, base, btf, d);
+	bool use_dwarf;
+	int err = layout_load_btf(path, base_path, false, base, btf, &use_dwarf, d);
+
+	if (err && use_dwarf) {
+		diag_clear(d);
+		err = layout_load_dwarf(path, btf, d);
+	}
+	return err;
+}
+
+/*
+ * The print of named types (-C), one after another as pahole prints
+ * them; *rc becomes EXIT_ERR for a name not found (stop unless
+ * --skip_missing).  where: FILE, for messages.
+ */
+static int print_name(struct lcmd *c, struct layout *l, const char *name, const char *where,
+		      int *rc)
+{
+	uint32_t id = layout_find(l, name);
+	int err = 0;
+
+	if (!id) {
+		cli_fail("%s: type '%s' not found", where, name);
+		*rc = EXIT_ERR;
+		return c->skip_missing ? 0 : -ENOENT;
+	}
+	if (c->mode == M_REORG) {
+		err = layout_reorganize(l, id, c->show_steps, &c->out);
+		if (err == -EINVAL)	/* not a struct: pahole prints nothing */
+			err = 0;
+	} else {
+		/*
+		 * A -C type: 1.24 prints its text whatever the formatter
+		 * (-s, -n, -N, -z); 1.30 goes through the formatter, then
+		 * prints a newline.
+		 */
+		enum lmode mode = c->mode;
+		bool formatter = mode == M_PRINT || mode == M_SIZES || mode == M_NR_MEMBERS ||
+				 mode == M_NAME_LEN || mode == M_NAMES;
+
+		if (formatter && c->lo.compat == LAYOUT_COMPAT_1_24)
+			c->mode = M_PRINT;
+		err = print_one(c, l, id);
+		c->mode = mode;
+		if (formatter && c->lo.compat != LAYOUT_COMPAT_1_24)
+			lbuf_printf(&c->out, "\n");
+	}
+	return err;
+}
+
+struct unit_name {
+	size_t unit, idx;
+};
+
+static int cmp_unit_name(const void *a, const void *b)
+{
+	const struct unit_name *x = a, *y = b;
+
+	if (x->unit != y->unit)
+		return x->unit < y->unit ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * -F dwarf -C NAMES FILE, as pahole 1.24-1.31 load it: unit by unit, each
+ * name from the first unit that defines it (without --skip_missing, from
+ * the unit of the name before it: pahole looks for the next name only
+ * once the one before is found), stopping at the last one found; each
+ * unit's types printed on their own, as pahole prints them from that unit.
+ */
+static int layout_dwarf_names(struct lcmd *c, const char *path, const struct names *ns, int *rc)
+{
+	struct unit_name *un = mem_array(ns->n ? ns->n : 1, sizeof(*un));
+	struct dwarf_input in;
+	struct layout_opts lo = c->lo;
+	struct btf *btf = NULL;
+	struct layout *l = NULL;
+	struct diag d;
+	size_t i, n = 0, from = 0, cur = SIZE_MAX;
+	int err;
+
+	diag_clear(&d);
+	if (!un)
+		return -ENOMEM;
+	if ((err = dwarf_input_open_lazy(&in, path, &d))) {
+		mem_free(un);
+		cli_report(&d, err);
+		*rc = EXIT_ERR;
+		return 0;
+	}
+	for (i = 0; i < ns->n; i++) {
+		size_t u = 0;
+
+		err = enc_find_type_unit(&in, ns->v[i], c->skip_missing ? 0 : from, &u, &d);
+		if (err == -ENOENT) {
+			cli_fail("%s: type '%s' not found", path, ns->v[i]);
+			*rc = EXIT_ERR;
+			err = 0;
+			if (!c->skip_missing)
+				break;
+			continue;
+		}
+		if (err)
+			break;
+		un[n].unit = from = u;
+		un[n++].idx = i;
+	}
+	if (c->skip_missing)
+		qsort(un, n, sizeof(*un), cmp_unit_name);
+	lo.dwarf = true;
+	for (i = 0; i < n && !err; i++) {
+		if (un[i].unit != cur) {
+			struct enc_opts o;
+
+			layout_close(l);
+			btf_free(btf);
+			l = NULL;
+			btf = NULL;
+			enc_opts_default(&o);
+			o.floats = true;
+			o.struct_view = true;
+			if ((err = btf_encode_unit(&in, un[i].unit, &o, &btf, &d)) ||
+			    (err = layout_open(btf, &lo, &l, &d)))
+				break;
+			cur = un[i].unit;
+		}
+		err = print_name(c, l, ns->v[un[i].idx], path, rc);
+		if (err == -ENOENT)	/* cannot happen: the unit defines it */
+			err = 0;
+	}
+	if (err && d.code) {
+		cli_report(&d, err);
+		*rc = EXIT_ERR;
+		err = 0;
+	}
+	if (!err && l && layout_oom(l))
+		err = -ENOMEM;
+	layout_close(l);
+	btf_free(btf);
+	dwarf_input_close(&in);
+	mem_free(un);
+	return err;
 }
 
 int cmd_layout(int argc, char **argv)
@@ -471,20 +716,23 @@ int cmd_layout(int argc, char **argv)
 		{ "format_path", required_argument, NULL, 'F' },
 		{ "fresh", no_argument, NULL, O_FRESH },
 		{ "check-reorg", no_argument, NULL, O_CHECKR },
+		{ "verbose", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char shortopts[] = "C:Ehrc:qsnNt:H:B:z:i:f:y:x:X:RSPF:V";
 	struct lcmd c = { .sep = '\t', .fp = stdout };
 	struct names names = { 0 };
 	const char *base_path = NULL, *file = NULL, *target_name = NULL;
 	struct btf *base = NULL, *btf = NULL;
 	struct layout *l = NULL;
 	struct diag d;
-	bool diff = false, fresh = false, force_dwarf = false;
+	bool diff = false, fresh = false, force_dwarf = false, verbose = false, use_dwarf = false;
 	int opt, err = 0, rc = EXIT_OK, npos;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "C:Ehrc:qsnNt:H:B:z:i:f:y:x:X:RSPF:", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		switch (opt) {
 		case 'C':
 			if (names_add_list(&names, optarg)) {
@@ -492,6 +740,7 @@ int cmd_layout(int argc, char **argv)
 				return cli_fail("layout: cannot read type list '%s'", optarg);
 			}
 			break;
+		case 'V': verbose = true; break;
 		case O_BASE: base_path = optarg; break;
 		case 'E': c.lo.expand_types = true; break;
 		case O_HEX: c.lo.hex = true; break;
@@ -510,7 +759,13 @@ int cmd_layout(int argc, char **argv)
 		case 'y': c.prefix = optarg; break;
 		case 'x': c.exclude = optarg; break;
 		case 'X': break;
-		case 'F': force_dwarf = !strcmp(optarg, "dwarf"); break;
+		case 'F':
+			if (strcmp(optarg, "btf") && strcmp(optarg, "dwarf")) {
+				names_free(&names);
+				return cli_usage("layout", "-F takes btf or dwarf, not '%s'", optarg);
+			}
+			force_dwarf = !strcmp(optarg, "dwarf");
+			break;
 		case O_STRUCTS: c.just_structs = true; break;
 		case O_UNIONS: c.just_unions = true; break;
 		case O_PACKED: c.just_structs = c.just_packed = true; break;
@@ -525,7 +780,8 @@ int cmd_layout(int argc, char **argv)
 				c.lo.compat = LAYOUT_COMPAT_1_31;
 			else {
 				names_free(&names);
-				return cli_fail("layout: --compat takes 1.24, 1.30 or 1.31, not '%s'", optarg);
+				return cli_usage("layout", "--compat takes 1.24, 1.30 or 1.31, not '%s'",
+						 optarg);
 			}
 			break;
 		case 'R': c.mode = M_REORG; break;
@@ -539,22 +795,24 @@ int cmd_layout(int argc, char **argv)
 		case O_FORMAT:
 			if (!strcmp(optarg, "json"))
 				c.mode = M_JSON;
-			else if (strcmp(optarg, "text"))
-				return cli_fail("layout: --format takes text or json, not '%s'", optarg);
+			else if (strcmp(optarg, "text")) {
+				names_free(&names);
+				return cli_usage("layout", "--format takes text or json, not '%s'", optarg);
+			}
 			break;
 		case O_CLMAP: c.mode = M_CLMAP; break;
 		case O_DIFF: diff = true; break;
 		case O_FRESH: fresh = true; break;
 		case O_CHECKR: c.mode = M_CHECKR; break;
 		case 'h': fputs(usage_text, stdout); names_free(&names); return EXIT_OK;
-		default: fputs(usage_text, stderr); names_free(&names); return EXIT_ERR;
+		default: names_free(&names); return cli_bad_option("layout", argv, shortopts);
 		}
 	}
 	npos = argc - optind;
 	if (diff) {
 		if (npos < 2) {
 			names_free(&names);
-			return cli_fail("layout: --diff needs OLD NEW [TYPE ...]");
+			return cli_usage("layout", "--diff needs OLD NEW [TYPE ...]");
 		}
 		for (int i = optind + 2; i < argc; i++)
 			names_add_list(&names, argv[i]);
@@ -563,20 +821,47 @@ int cmd_layout(int argc, char **argv)
 		names_free(&names);
 		return rc;
 	}
-	/* The last positional is FILE if it is a file (or the only one and a path). */
-	if (npos > 0 && (is_file(argv[argc - 1]) || strchr(argv[argc - 1], '/'))) {
+	/*
+	 * The last positional is FILE if it is a file or cannot be a type
+	 * name (a path: "vmlinux.missing" is a file that is not there, not a
+	 * type).
+	 */
+	if (npos > 0 && (is_file(argv[argc - 1]) || !is_type_arg(argv[argc - 1]))) {
 		file = argv[argc - 1];
 		npos--;
 	}
-	for (int i = 0; i < npos; i++)
+	for (int i = 0; i < npos; i++) {
+		if (!is_type_arg(argv[optind + i])) {
+			names_free(&names);
+			return cli_usage("layout", "'%s': one FILE, after the type names",
+					 argv[optind + i]);
+		}
 		if (names_add_list(&names, argv[optind + i])) {
 			names_free(&names);
 			return cli_fail("layout: out of memory");
 		}
+	}
 	if (!file)
 		file = "/sys/kernel/btf/vmlinux";
 	diag_clear(&d);
-	if ((err = layout_load(file, base_path, force_dwarf, &base, &btf, &d))) {
+	if (!force_dwarf)
+		err = layout_load_btf(file, base_path, verbose, &base, &btf, &use_dwarf, &d);
+	if (force_dwarf || use_dwarf) {
+		diag_clear(&d);
+		c.lo.dwarf = true;
+		/* named types: only the units that define them, as pahole reads them */
+		if (names.n && c.mode != M_CONTAINS && c.mode != M_PTRS_TO && c.mode != M_COMPILE &&
+		    c.mode != M_CHECKR && !fresh) {
+			if (verbose && force_dwarf)
+				cli_note("%s: reading its DWARF, the units defining the types", file);
+			err = layout_dwarf_names(&c, file, &names, &rc);
+			goto print_end;
+		}
+		if (verbose && force_dwarf)
+			cli_note("%s: reading its DWARF", file);
+		err = layout_load_dwarf(file, &btf, &d);
+	}
+	if (err) {
 		cli_report(&d, err);
 		names_free(&names);
 		return EXIT_ERR;
@@ -591,8 +876,7 @@ int cmd_layout(int argc, char **argv)
 		if (c.mode == M_PTRS_TO && !c.target)
 			c.target = layout_find_decl(l, target_name);
 		if (!c.target) {
-			fprintf(stderr, "pahole: type '%s' not found\n", target_name);
-			rc = EXIT_ERR;
+			rc = cli_fail("%s: type '%s' not found", file, target_name);
 			goto out;
 		}
 		err = layout_each_class(l, c.mode == M_CONTAINS ? contains_filter : ptrs_filter,
@@ -608,10 +892,8 @@ int cmd_layout(int argc, char **argv)
 			err = -ENOMEM;	/* reported below */
 		} else if (names.n) {
 			for (n = 0; n < names.n; n++)
-				if (!(ids[n] = layout_find(l, names.v[n]))) {
-					fprintf(stderr, "pahole: type '%s' not found\n", names.v[n]);
-					rc = EXIT_ERR;
-				}
+				if (!(ids[n] = layout_find(l, names.v[n])))
+					rc = cli_fail("%s: type '%s' not found", file, names.v[n]);
 		} else {
 			for (uint32_t id = 1; id < ntypes; id++) {
 				const struct btf_type *t = btf_type_by_id(b, id);
@@ -625,15 +907,12 @@ int cmd_layout(int argc, char **argv)
 		mem_free(ids);
 	} else if (names.n == 0) {
 		if (c.mode == M_REORG) {
-			fprintf(stderr, "btfc: layout: -R needs type names\n");
-			rc = EXIT_ERR;
+			rc = cli_usage("layout", "-R needs type names");
 			goto out;
 		}
 		err = layout_each_class(l, class_filter, each_cb, &c);
 	} else {
 		for (size_t i = 0; i < names.n && !err; i++) {
-			uint32_t id;
-
 			/* --fresh: each type as if printed by its own run (for oracle checks) */
 			if (fresh && i > 0) {
 				layout_close(l);
@@ -641,52 +920,25 @@ int cmd_layout(int argc, char **argv)
 				if ((err = layout_open(btf, &c.lo, &l, &d)))
 					break;
 			}
-			id = layout_find(l, names.v[i]);
-
-			if (!id) {
-				fprintf(stderr, "pahole: type '%s' not found\n", names.v[i]);
-				rc = EXIT_ERR;
-				if (!c.skip_missing)
-					break;
-				continue;
-			}
-			if (c.mode == M_REORG) {
-				err = layout_reorganize(l, id, c.show_steps, &c.out);
-				if (err == -EINVAL)	/* not a struct: pahole prints nothing */
-					err = 0;
-			} else {
-				/*
-				 * A -C type: 1.24 prints its text whatever the
-				 * formatter (-s, -n, -N, -z); 1.30 goes through the
-				 * formatter, then prints a newline.
-				 */
-				enum lmode mode = c.mode;
-				bool formatter = mode == M_PRINT || mode == M_SIZES ||
-						 mode == M_NR_MEMBERS || mode == M_NAME_LEN || mode == M_NAMES;
-
-				if (formatter && c.lo.compat == LAYOUT_COMPAT_1_24)
-					c.mode = M_PRINT;
-				err = print_one(&c, l, id);
-				c.mode = mode;
-				if (formatter && c.lo.compat != LAYOUT_COMPAT_1_24)
-					lbuf_printf(&c.out, "\n");
-			}
+			err = print_name(&c, l, names.v[i], file, &rc);
 		}
+		if (err == -ENOENT)	/* reported: rc is EXIT_ERR */
+			err = 0;
 	}
+print_end:
 	if (c.mode == M_CHECKR) {
 		lbuf_printf(&c.out, "reorg check: %u structs, %u shrunk, %u failed\n", c.checked, c.shrunk,
 			    c.bad);
 		if (c.bad)
 			rc = EXIT_DIFF;
 	}
+	if (c.mode == M_JSON)
+		lbuf_printf(&c.out, c.njson ? "]\n" : "[]\n");
 	flush(&c);
 	if (err) {
-		diag_clear(&d);
-		cli_report(&d, err);
-		rc = EXIT_ERR;
-	} else if (c.out.oom || layout_oom(l)) {
-		fprintf(stderr, "btfc: layout: out of memory; the output above is incomplete\n");
-		rc = EXIT_ERR;
+		rc = cli_fail("%s: %s", file, strerror(err < 0 ? -err : err));
+	} else if (c.out.oom || (l && layout_oom(l))) {
+		rc = cli_fail("layout: out of memory; the output above is incomplete");
 	}
 out:
 	lbuf_free(&c.out);
@@ -749,8 +1001,7 @@ int cli_layout_diff(const char *old_path, const char *new_path, const char *base
 			int r = layout_diff(la, lb, names[i], &out);
 
 			if (r == -ENOENT) {
-				fprintf(stderr, "btfc: layout: type '%s' not found in either file\n", names[i]);
-				rc = EXIT_ERR;
+				rc = cli_fail("layout: type '%s' not found in either file", names[i]);
 			} else if (r > 0 && rc == EXIT_OK) {
 				rc = EXIT_DIFF;
 			}

@@ -11,11 +11,13 @@
 #include "elf/elf.h"
 
 static const char usage_text[] =
-	"usage: btfc relocate MODULE --base VMLINUX_BTF [-o OUT]\n"
+	"usage: btfc relocate MODULE --base VMLINUX_BTF [-o OUT] [--format text|json]\n"
 	"  Rebase MODULE's split BTF from its distilled base (.BTF.base) onto\n"
 	"  VMLINUX_BTF (ELF with .BTF, raw BTF, /sys/kernel/btf/vmlinux) the way the\n"
 	"  kernel does at module load.  Lists every distilled type without a match.\n"
-	"  -o OUT   write the relocated split BTF (raw) to OUT\n"
+	"  -o OUT   write the relocated split BTF (raw) to OUT (- for stdout)\n"
+	"  --format json  one document: {\"module\", \"base\", \"relocates\",\n"
+	"           \"unmatched\": [...], \"distilled\", \"split\"}\n"
 	"  Exit status: 0 relocates, 1 types do not match, 2 error.\n";
 
 static int section(struct belf *e, const char *name, struct bslice *out, struct diag *d)
@@ -34,9 +36,11 @@ int cmd_relocate(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "base", required_argument, NULL, 'b' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool json = false;
 	const char *target = NULL, *output = NULL;
 	struct btf *dist = NULL, *split = NULL, *b2 = NULL, *res = NULL;
 	struct btf_reloc_report rep = { .max = 10000 };
@@ -48,18 +52,25 @@ int cmd_relocate(int argc, char **argv)
 	int c, err, status = EXIT_ERR;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "b:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b': target = optarg; break;
 		case 'o': output = optarg; break;
+		case 'f':
+			if (strcmp(optarg, "json") && strcmp(optarg, "text"))
+				return cli_usage("relocate", "--format takes text or json, not '%s'",
+						 optarg);
+			json = !strcmp(optarg, "json");
+			break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
-		default: fputs(usage_text, stderr); return EXIT_ERR;
+		default: return cli_bad_option("relocate", argv, "b:o:h");
 		}
 	}
-	if (optind + 1 != argc || !target) {
-		fputs(usage_text, stderr);
-		return EXIT_ERR;
-	}
+	if (optind + 1 != argc || !target)
+		return cli_usage("relocate", "needs MODULE and --base VMLINUX_BTF");
+	if (json && cli_is_stdio(output))
+		return cli_usage("relocate", "-o - and --format json would share stdout");
 	diag_clear(&d);
 	if ((err = belf_open(&e, argv[optind], &d)) || (err = section(e, ".BTF.base", &sb, &d)) ||
 	    (err = section(e, ".BTF", &ss, &d)) ||
@@ -71,11 +82,26 @@ int cmd_relocate(int argc, char **argv)
 		goto out;
 	}
 	err = btf_relocate(split, b2, &res, &rep, &d);
-	for (i = 0; i < rep.n; i++)
+	if (json && (!err || (err == -ENOENT && rep.n))) {
+		fputs("{\"module\":", stdout);
+		cli_json_str(stdout, argv[optind]);
+		fputs(",\"base\":", stdout);
+		cli_json_str(stdout, target);
+		printf(",\"relocates\":%s,\"unmatched\":[", err ? "false" : "true");
+		for (i = 0; i < rep.n; i++) {
+			if (i)
+				putchar(',');
+			cli_json_str(stdout, rep.items[i].msg);
+		}
+		printf("],\"distilled\":%u,\"split\":%u}\n", btf_type_count(dist) - 1,
+		       res ? btf_type_count(res) - btf_start_id(res) : 0);
+	}
+	for (i = 0; !json && i < rep.n; i++)
 		printf("unmatched %s\n", rep.items[i].msg);
 	if (err == -ENOENT && rep.n) {
-		printf("%s: %zu distilled base type%s do not match %s; the module's BTF would not load\n",
-		       argv[optind], rep.n, rep.n == 1 ? "" : "s", target);
+		if (!json)
+			printf("%s: %zu distilled base type%s do not match %s; the module's BTF would not load\n",
+			       argv[optind], rep.n, rep.n == 1 ? "" : "s", target);
 		status = EXIT_DIFF;
 		goto out;
 	}
@@ -96,8 +122,10 @@ int cmd_relocate(int argc, char **argv)
 		}
 		mem_free(raw);
 	}
-	printf("%s: relocates onto %s (%u distilled types matched, %u split types)\n", argv[optind],
-	       target, btf_type_count(dist) - 1, btf_type_count(res) - btf_start_id(res));
+	if (!json && !cli_is_stdio(output))
+		printf("%s: relocates onto %s (%u distilled types matched, %u split types)\n",
+		       argv[optind], target, btf_type_count(dist) - 1,
+		       btf_type_count(res) - btf_start_id(res));
 	status = EXIT_OK;
 out:
 	btf_reloc_report_free(&rep);

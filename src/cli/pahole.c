@@ -654,16 +654,24 @@ int pahole_format_note(const char *line, char *out, size_t len)
 	return 1;
 }
 
-/* pahole prints function skips on stdout (its tests parse them there). */
+/*
+ * pahole prints function skips on stdout (its tests parse them there), in
+ * its words; other notes go to stderr with the file's name (ctx).
+ */
 static void pahole_log(void *ctx, const char *line)
 {
 	char buf[1024];
 
-	(void)ctx;
 	if (pahole_format_note(line, buf, sizeof(buf)))
 		printf("%s\n", buf);
 	else
-		fprintf(stderr, "btfc: %s\n", buf);
+		cli_note("%s: %s", (const char *)ctx, buf);
+}
+
+/* The subcommand for usage messages: "pahole" under btfc, none as pahole. */
+static const char *pcmd(void)
+{
+	return strcmp(cli_prog(), "pahole") ? "pahole" : NULL;
 }
 
 /* ---- running ---- */
@@ -690,7 +698,8 @@ static const char usage_text[] =
 	"  -H, -B, -z, -i, -f, -y, -x, -X, -R, -S, -P, -F, --hex, --structs, --unions,\n"
 	"  --packed, --with_flexible_array, --with_embedded_flexible_array, --compile,\n"
 	"  --skip_missing, --suppress_*.\n"
-	"  Without FILE: /sys/kernel/btf/vmlinux ($PAHOLE_VMLINUX_BTF_FILENAME).\n";
+	"  Without FILE: /sys/kernel/btf/vmlinux ($PAHOLE_VMLINUX_BTF_FILENAME).\n"
+	"  Exit status: 0 done, 2 error (a type not found, a failed encode).  See btfc-pahole(1).\n";
 
 static int run_encode(struct pahole_opts *po)
 {
@@ -704,15 +713,23 @@ static int run_encode(struct pahole_opts *po)
 	int err;
 
 	if (po->nfiles != 1)
-		return cli_fail("pahole: -J needs exactly one FILE (got %zu); "
-				"'btfc encode' encodes many on one base", po->nfiles);
+		return cli_usage(pcmd(), "-J needs exactly one FILE (got %zu); "
+				 "'btfc encode' encodes many on one base", po->nfiles);
 	if (pahole_enc_opts(po, &o, langs_buf, sizeof(langs_buf) / sizeof(langs_buf[0]), notes,
 			    sizeof(notes)))
-		return cli_fail("pahole: %s", po->err);
-	if (po->verbose && notes[0])
-		fprintf(stderr, "%s", notes);
+		return cli_usage(pcmd(), "%s", po->err);
+	if (cli_is_stdio(po->files[0]))
+		return cli_usage(pcmd(), "'-': an ELF is read from a path, not standard input");
+	if (po->verbose && notes[0]) {
+		char *line = notes, *nl;
+
+		for (; (nl = strchr(line, '\n')); line = nl + 1) {
+			*nl = 0;
+			cli_note("%s", line);
+		}
+	}
 	o.log = pahole_log;
-	o.log_ctx = NULL;
+	o.log_ctx = po->files[0];
 	diag_clear(&d);
 	/* one module: the base and its dedup tables from the base cache, when it has them */
 	if (po->btf_base && (err = base_cache_load(po->btf_base, &base, &pb, &d))) {
@@ -747,26 +764,28 @@ static int run_layout(struct pahole_opts *po)
 	/* the struct view of the pahole version claimed (btfc layout's default is 1.31's) */
 	if (push(&po->layout_argv, &po->layout_argc, &po->layout_cap,
 		 po->claim == 24 ? "--compat=1.24" : po->claim == 30 ? "--compat=1.30" : "--compat=1.31"))
-		return cli_fail("pahole: out of memory");
+		return cli_fail("out of memory");
+	if (po->verbose && push(&po->layout_argv, &po->layout_argc, &po->layout_cap, "--verbose"))
+		return cli_fail("out of memory");
 	if (po->btf_base) {
 		char arg[4096];
 
 		snprintf(arg, sizeof(arg), "--base=%s", po->btf_base);
 		if (push(&po->layout_argv, &po->layout_argc, &po->layout_cap, arg))
-			return cli_fail("pahole: out of memory");
+			return cli_fail("out of memory");
 	}
 	if (po->layout_argc > 1 || po->nfiles)
 		if (push(&po->layout_argv, &po->layout_argc, &po->layout_cap, "--"))
-			return cli_fail("pahole: out of memory");
+			return cli_fail("out of memory");
 	for (i = 0; i < po->nfiles; i++) {
 		if (is_file(po->files[i]) || strchr(po->files[i], '/'))
 			have_file = true;
 		if (push(&po->layout_argv, &po->layout_argc, &po->layout_cap, po->files[i]))
-			return cli_fail("pahole: out of memory");
+			return cli_fail("out of memory");
 	}
 	if (!have_file && vmlinux && *vmlinux)
 		if (push(&po->layout_argv, &po->layout_argc, &po->layout_cap, vmlinux))
-			return cli_fail("pahole: out of memory");
+			return cli_fail("out of memory");
 	return cmd_layout((int)po->layout_argc, po->layout_argv);
 }
 
@@ -777,16 +796,15 @@ int cmd_pahole(int argc, char **argv)
 	struct pahole_opts po;
 	int rc = EXIT_ERR;	/* every mode sets it below */
 
-	if (!claim) {
-		fprintf(stderr, "pahole: %s\n", err);
-		return EXIT_ERR;
-	}
+	if (!claim)
+		return cli_fail("%s", err);
 	if (pahole_parse(argc, argv, getenv("PAHOLE_LANG_EXCLUDE"), pool_ncpus(), claim, &po)) {
-		fprintf(stderr, "pahole: %s\n", po.err);
-		if (!strncmp(po.err, "Feature '", 9))
+		if (!strncmp(po.err, "Feature '", 9)) {
+			cli_fail("%s", po.err);
 			print_supported(stderr);
-		else
-			fprintf(stderr, "Try 'pahole --help' for more information.\n");
+		} else {
+			cli_usage(pcmd(), "%s", po.err);
+		}
 		pahole_opts_free(&po);
 		return EXIT_ERR;
 	}

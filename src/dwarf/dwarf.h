@@ -146,6 +146,18 @@ struct dw_cursor {
  */
 int dw_file_open(struct dw_file **out, const char *path, const struct dw_sections *s,
 		 bool big_endian, const struct dw_file *alt, unsigned jobs, struct diag *d);
+/*
+ * The same, lazily: no unit indexed yet; dw_file_index_more() indexes the
+ * next n units of .debug_info (headers, abbreviation tables, unit DIEs)
+ * and returns how many it added (0: none left), or a negative errno.
+ * For a reader that stops early (the struct view's first definition of a
+ * type).  Adding units may move them: a dw_unit pointer or cursor from
+ * before is not valid after.  References into units not yet indexed do
+ * not resolve.  A file with .debug_types is indexed whole at once.
+ */
+int dw_file_open_lazy(struct dw_file **out, const char *path, const struct dw_sections *s,
+		      bool big_endian, const struct dw_file *alt, struct diag *d);
+int dw_file_index_more(struct dw_file *f, size_t n, struct diag *d);
 void dw_file_free(struct dw_file *f);
 size_t dw_nunits(const struct dw_file *f);		/* .debug_info then .debug_types */
 const struct dw_unit *dw_unit_at(const struct dw_file *f, size_t i);

@@ -46,7 +46,9 @@ struct dw_file {
 	bool swap;
 	const struct dw_file *alt;
 	struct dw_unit *units;	/* .debug_info units, then .debug_types units */
-	size_t nunits, ninfo;
+	size_t nunits, ninfo, units_cap;
+	bool lazy;		/* dw_file_open_lazy: .debug_info indexed up to lazy_off */
+	uint64_t lazy_off;
 	struct dw_abbrevs **tabs;	/* distinct tables, sorted by offset */
 	size_t ntabs, tabs_cap;
 	struct arena abbrev_arena;	/* the tables themselves */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The unit index: one serial pass over unit headers. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -329,15 +330,20 @@ static void parse_tables_ahead(struct dw_file *f, unsigned jobs)
 	mem_free(a.v);
 }
 
-/* Parse the units of one section; returns <0 only for fatal errors. */
+/*
+ * Parse the units of one section from *offp, at most max of them; *offp
+ * is where the index stopped (sec.len: at the end, or where no later unit
+ * can be located).  Returns <0 only for fatal errors.
+ */
 static int index_section(struct dw_file *f, struct bslice sec, bool types, size_t *cap,
-			 struct diag *d)
+			 size_t max, uint64_t *offp, struct diag *d)
 {
 	const char *sname = types ? ".debug_types" : ".debug_info";
-	uint64_t off = 0;
+	uint64_t off = *offp;
+	size_t first = f->nunits;
 	int err;
 
-	while (off < sec.len) {
+	while (off < sec.len && f->nunits - first < max) {
 		struct dw_unit *u;
 		struct hdr_msg m;
 		struct diag ud;
@@ -360,8 +366,10 @@ static int index_section(struct dw_file *f, struct bslice sec, bool types, size_
 			f->nunits++;
 		if (h != HDR_OK) {
 			unit_err(f, u, sname, "%s", m.s);
-			if (h != HDR_BAD)
+			if (h != HDR_BAD) {
+				off = sec.len;	/* later units cannot be located */
 				break;
+			}
 			off = u->end;
 			continue;
 		}
@@ -391,6 +399,7 @@ static int index_section(struct dw_file *f, struct bslice sec, bool types, size_
 			diag_err(&f->index_err, -err, "%s", ud.msg);
 		}
 	}
+	*offp = off;
 	return 0;
 }
 
@@ -398,6 +407,10 @@ static int build_sig_index(struct dw_file *f, struct diag *d)
 {
 	size_t i, n = 0;
 
+	mem_free(f->sig_keys);
+	mem_free(f->sig_vals);
+	f->sig_keys = f->sig_vals = NULL;
+	f->sig_slots = 0;
 	for (i = 0; i < f->nunits; i++)
 		if (f->units[i].type_sig && !f->units[i].bad)
 			n++;
@@ -428,12 +441,11 @@ static int build_sig_index(struct dw_file *f, struct diag *d)
 	return 0;
 }
 
-int dw_file_open(struct dw_file **out, const char *path, const struct dw_sections *s,
-		 bool big_endian, const struct dw_file *alt, unsigned jobs, struct diag *d)
+/* The common part of dw_file_open() and dw_file_open_lazy(). */
+static int file_new(struct dw_file **out, const char *path, const struct dw_sections *s,
+		    bool big_endian, const struct dw_file *alt, size_t arena_size, struct diag *d)
 {
 	struct dw_file *f;
-	size_t cap = 0;
-	int err;
 
 	*out = NULL;
 	if (!s->info.len && !s->types.len)
@@ -444,8 +456,7 @@ int dw_file_open(struct dw_file **out, const char *path, const struct dw_section
 		return diag_err(d, ENOMEM, "%s: out of memory", path);
 	f->path = path;
 	f->s = *s;
-	/* parsed tables take about 6 bytes per byte of .debug_abbrev */
-	arena_init(&f->abbrev_arena, MAX((size_t)64 << 10, MIN(s->abbrev.len * 6, (size_t)16 << 20)));
+	arena_init(&f->abbrev_arena, arena_size);
 	/* Empty sections may come as NULL: give them a real (empty) address so
 	 * that p + len arithmetic on them is defined. */
 	for (size_t i = 0; i < offsetof(struct dw_sections, info_peek) / sizeof(struct bslice); i++)
@@ -459,12 +470,28 @@ int dw_file_open(struct dw_file **out, const char *path, const struct dw_section
 		f->s.str.len--;
 	while (f->s.line_str.len && f->s.line_str.p[f->s.line_str.len - 1])
 		f->s.line_str.len--;
+	*out = f;
+	return 0;
+}
+
+int dw_file_open(struct dw_file **out, const char *path, const struct dw_sections *s,
+		 bool big_endian, const struct dw_file *alt, unsigned jobs, struct diag *d)
+{
+	struct dw_file *f;
+	uint64_t off = 0;
+	int err;
+
+	/* parsed tables take about 6 bytes per byte of .debug_abbrev */
+	if ((err = file_new(&f, path, s, big_endian, alt,
+			    MAX((size_t)64 << 10, MIN(s->abbrev.len * 6, (size_t)16 << 20)), d)))
+		return err;
 	if (jobs > 1)
 		parse_tables_ahead(f, jobs);
-	if ((err = index_section(f, f->s.info, false, &cap, d)))
+	if ((err = index_section(f, f->s.info, false, &f->units_cap, SIZE_MAX, &off, d)))
 		goto fail;
 	f->ninfo = f->nunits;
-	if ((err = index_section(f, f->s.types, true, &cap, d)))
+	off = 0;
+	if ((err = index_section(f, f->s.types, true, &f->units_cap, SIZE_MAX, &off, d)))
 		goto fail;
 	if ((err = build_sig_index(f, d)))
 		goto fail;
@@ -473,6 +500,44 @@ int dw_file_open(struct dw_file **out, const char *path, const struct dw_section
 fail:
 	dw_file_free(f);
 	return err;
+}
+
+int dw_file_open_lazy(struct dw_file **out, const char *path, const struct dw_sections *s,
+		      bool big_endian, const struct dw_file *alt, struct diag *d)
+{
+	struct dw_file *f;
+	int err;
+
+	/* .debug_types units go after all of .debug_info's: index them all now */
+	if (s->types.len)
+		return dw_file_open(out, path, s, big_endian, alt, 1, d);
+	if ((err = file_new(&f, path, s, big_endian, alt, (size_t)64 << 10, d)))
+		return err;
+	f->lazy = true;
+	*out = f;
+	return 0;
+}
+
+int dw_file_index_more(struct dw_file *f, size_t n, struct diag *d)
+{
+	size_t had = f->nunits;
+	int err;
+
+	if (!f->lazy)
+		return 0;
+	if ((err = index_section(f, f->s.info, false, &f->units_cap, n, &f->lazy_off, d)))
+		return err;
+	f->ninfo = f->nunits;
+	if (f->lazy_off >= f->s.info.len)
+		f->lazy = false;
+	/* DWARF 5 type units may be among them (a linear rebuild: few calls) */
+	for (size_t i = had; i < f->nunits; i++)
+		if (f->units[i].type_sig) {
+			if ((err = build_sig_index(f, d)))
+				return err;
+			break;
+		}
+	return (int)MIN(f->nunits - had, (size_t)INT_MAX);
 }
 
 void dw_file_free(struct dw_file *f)

@@ -498,6 +498,43 @@ static bool const_val(const struct dw_attr *a, uint64_t *v)
 	return true;
 }
 
+/* BTF_ALIGN_TAG "N", for the powers of two a DW_AT_alignment may be. */
+#define AT(n) BTF_ALIGN_TAG #n
+static const char *const align_tag[] = {
+	AT(1), AT(2), AT(4), AT(8), AT(16), AT(32), AT(64), AT(128), AT(256), AT(512), AT(1024),
+	AT(2048), AT(4096), AT(8192), AT(16384), AT(32768), AT(65536), AT(131072), AT(262144),
+	AT(524288), AT(1048576), AT(2097152), AT(4194304), AT(8388608), AT(16777216),
+	AT(33554432), AT(67108864), AT(134217728), AT(268435456), AT(536870912),
+	AT(1073741824), AT(2147483648),
+};
+#undef AT
+
+/*
+ * enc_opts.struct_view: DW_AT_alignment of a struct/union (component -1)
+ * or of its member as a decl tag (a member with one is never a leaf: the
+ * filter keeps the attribute, the leaf shape does not have it).
+ */
+static int add_align_tag(struct enc_worker *w, const struct dw_die *die, uint32_t type,
+			 int32_t component)
+{
+	struct ir_decl_tag *dt;
+	uint64_t a;
+	unsigned k;
+
+	if (!dw_udata(die, DW_AT_alignment, &a) || !a || (a & (a - 1)) || a > (1ull << 31))
+		return 0;
+	for (k = 0; (1ull << k) != a; k++)
+		;
+	if (VEC_RESERVE(w->tags, w->tags_cap, w->ntags + 1))
+		return -ENOMEM;
+	dt = &w->tags[w->ntags++];
+	dt->value = align_tag[k];
+	dt->on = TAG_ON_TYPE;
+	dt->target = type;
+	dt->component = component;
+	return 0;
+}
+
 static int add_member(struct enc_worker *w, uint32_t parent, const struct dw_die *die,
 		      const struct member_attrs *m)
 {
@@ -509,6 +546,9 @@ static int add_member(struct enc_worker *w, uint32_t parent, const struct dw_die
 	/* Annotations under the member: the struct's tag, component = position. */
 	if (die->has_children &&
 	    set_open(w, die->depth, OPEN_MEMBER, (int64_t)parent << 20 | w->types[parent].nmemb))
+		return -ENOMEM;
+	if (w->ctx->o->struct_view &&
+	    add_align_tag(w, die, parent, (int32_t)w->types[parent].nmemb))
 		return -ENOMEM;
 	w->types[parent].nmemb++;
 	c->name = m->name;
@@ -797,8 +837,7 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 		} else {
 			t = new_type(w, die, IR_INT);
 			if (t && (enc == DW_ATE_complex_float || enc == DW_ATE_imaginary_float))
-				enc_note(w, "%s: DIE 0x%llx: complex/imaginary base type '%s' encoded as a %llu-byte INT",
-				     w->ctx->in->dw ? dw_file_path(w->ctx->in->dw) : "",
+				enc_note(w, "DIE 0x%llx: complex/imaginary base type '%s' encoded as a %llu-byte INT",
 				     (unsigned long long)DW_REF_OFF(die->off), t->name ? t->name : "",
 				     (unsigned long long)size);
 		}
@@ -869,6 +908,8 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 			if (t) {
 				dw_udata(die, DW_AT_byte_size, &t->size);
 				err = set_open(w, depth, OPEN_TYPE, (int64_t)w->ntypes - 1);
+				if (!err && o->struct_view)
+					err = add_align_tag(w, die, (uint32_t)w->ntypes - 1, -1);
 			}
 		}
 		break;

@@ -373,13 +373,20 @@ static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t ind
 	case IR_ARRAY: {
 		uint32_t nelems = 1;
 
-		for (i = 0; i < t->n; i++)
-			nelems *= (uint32_t)k[i].value;
 		p = rec_add(f, 0, BTF_KIND_ARRAY, false, 0, 0, 3);
 		if (!p)
 			return -ENOMEM;
-		p[0] = t->ref_id;
 		p[1] = index_id;
+		if (o->struct_view && t->n > 1) {
+			/* the inner dimensions: ARRAYs after the types (emit_dims) */
+			p[0] = w->dims_next;
+			p[2] = (uint32_t)k[0].value;
+			w->dims_next += t->n - 1;
+			return 0;
+		}
+		for (i = 0; i < t->n; i++)
+			nelems *= (uint32_t)k[i].value;
+		p[0] = t->ref_id;
 		p[2] = t->n ? nelems : 0;
 		return 0;
 	}
@@ -513,6 +520,35 @@ static int emit_vars(struct enc_worker *w)
 	return 0;
 }
 
+/*
+ * struct_view: the inner dimensions of each multi-dimensional array, in
+ * the order emit_type() numbered them from after the types: ARRAY(n =
+ * dims[1]) of ARRAY(n = dims[2]) ... of the element type.
+ */
+static int emit_dims(struct enc_worker *w, uint32_t index_id)
+{
+	uint32_t next = (uint32_t)w->frag->nrecs + 1;
+
+	for (size_t i = 0; i < w->ntypes; i++) {
+		const struct ir_type *t = &w->types[i];
+		const struct ir_child *k = w->grouped + t->first;
+
+		if (t->kind != IR_ARRAY || t->n < 2)
+			continue;
+		for (uint32_t j = 1; j < t->n; j++) {
+			uint32_t *p = rec_add(w->frag, 0, BTF_KIND_ARRAY, false, 0, 0, 3);
+
+			if (!p)
+				return -ENOMEM;
+			p[0] = j + 1 < t->n ? next + 1 : t->ref_id;
+			p[1] = index_id;
+			p[2] = (uint32_t)k[j].value;
+			next++;
+		}
+	}
+	return 0;
+}
+
 /* Pass 2, in the order merge_frag() expects: types, decl tags on them, functions, variables. */
 int enc_emit_unit(struct enc_worker *w)
 {
@@ -530,6 +566,7 @@ int enc_emit_unit(struct enc_worker *w)
 				index_id = (uint32_t)w->ntypes + 1;
 				break;
 			}
+	w->dims_next = (uint32_t)w->ntypes + 1 + (index_id == w->ntypes + 1);
 	for (i = 0; i < w->ntypes; i++) {
 		if ((err = emit_type(w, &w->types[i], index_id)))
 			return err;
@@ -542,6 +579,8 @@ int enc_emit_unit(struct enc_worker *w)
 		*p = BTF_INT_SIGNED << 24 | 32;
 		f->synth_id = index_id;
 	}
+	if (w->ctx->o->struct_view && (err = emit_dims(w, index_id)))
+		return err;
 	for (i = 0; i < w->ntags; i++) {
 		const struct ir_decl_tag *dt = &w->tags[i];
 

@@ -55,6 +55,14 @@ struct enc_opts {
 	 * the same output, slower; tests and the fuzzer compare the two.
 	 */
 	bool slow_paths;
+	/*
+	 * BTF for the struct view (pahole -F dwarf's text), not for output: a
+	 * BTF_ALIGN_TAG decl tag on each struct, union and member with
+	 * DW_AT_alignment (the __aligned__ pahole prints from DWARF), and a
+	 * multi-dimensional array as arrays of arrays (pahole prints each
+	 * dimension from DWARF; its BTF encoder multiplies them into one).
+	 */
+	bool struct_view;
 	bool distilled_base;	/* btf_encode_file, split in place: also .BTF.base */
 	/* The split base's dedup tables, prepared once (batch mode); NULL = per run. */
 	const struct btf_dedup_base *dedup_base;
@@ -112,5 +120,25 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
  */
 int btf_encode_file(const char *path, const char *out_path, const struct btf *base,
 		    const struct enc_opts *o, struct enc_stats *st, struct diag *d);
+
+/*
+ * The struct view's DWARF path (pahole -F dwarf -C TYPE), in lookup.c:
+ * which unit to read, and only its types.
+ *
+ * enc_find_type_unit: the first compile unit from unit `from` on with a
+ * struct, union, enum or typedef named name that is not a declaration (at
+ * any depth, as pahole's cu__find_type_by_name sees a unit), indexing
+ * more units of a lazily opened input as it goes.  0 with *unit, or
+ * -ENOENT (no unit has one).
+ */
+int enc_find_type_unit(struct dwarf_input *in, const char *name, size_t from, size_t *unit,
+		       struct diag *d);
+/*
+ * The types of unit i alone, in DIE order, neither deduplicated nor with
+ * functions or variables: a compile unit as pahole loads it.  o's type
+ * options apply (floats, enum64, struct_view ...).
+ */
+int btf_encode_unit(struct dwarf_input *in, size_t i, const struct enc_opts *o, struct btf **out,
+		    struct diag *d);
 
 #endif

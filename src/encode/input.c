@@ -80,7 +80,8 @@ static ssize_t peek_info(void *ctx, uint64_t off, void *buf, size_t len)
 	return belf_pread(in->elf, in->dw_info.p + off, buf, len);
 }
 
-int dwarf_input_open(struct dwarf_input *in, const char *path, unsigned jobs, struct diag *d)
+static int input_open(struct dwarf_input *in, const char *path, unsigned jobs, bool lazy,
+		      struct diag *d)
 {
 	struct dw_sections s;
 	int err;
@@ -96,13 +97,25 @@ int dwarf_input_open(struct dwarf_input *in, const char *path, unsigned jobs, st
 	in->dw_loclists = s.loclists;
 	s.info_peek = peek_info;
 	s.peek_ctx = in;
-	if ((err = dw_file_open(&in->dw, path, &s, belf_big_endian(in->elf), in->alt, jobs, d))) {
+	if ((err = lazy ? dw_file_open_lazy(&in->dw, path, &s, belf_big_endian(in->elf), in->alt, d)
+			: dw_file_open(&in->dw, path, &s, belf_big_endian(in->elf), in->alt, jobs, d))) {
 		dwarf_input_close(in);
 		return err;
 	}
 	/* the abbreviation tables are parsed: their bytes are not read again */
-	belf_drop_range(in->elf, s.abbrev.p, s.abbrev.len);
+	if (!lazy)
+		belf_drop_range(in->elf, s.abbrev.p, s.abbrev.len);
 	return 0;
+}
+
+int dwarf_input_open(struct dwarf_input *in, const char *path, unsigned jobs, struct diag *d)
+{
+	return input_open(in, path, jobs, false, d);
+}
+
+int dwarf_input_open_lazy(struct dwarf_input *in, const char *path, struct diag *d)
+{
+	return input_open(in, path, 1, true, d);
 }
 
 void dwarf_input_done(struct dwarf_input *in)

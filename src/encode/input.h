@@ -24,6 +24,8 @@ struct dwarf_input {
  * threads for indexing it (dw_file_open).
  */
 int dwarf_input_open(struct dwarf_input *in, const char *path, unsigned jobs, struct diag *d);
+/* The same with in->dw indexed lazily (dw_file_open_lazy), for a reader that stops early. */
+int dwarf_input_open_lazy(struct dwarf_input *in, const char *path, struct diag *d);
 void dwarf_input_close(struct dwarf_input *in);
 /*
  * Done reading the DWARF: free its indexes (abbreviation tables, units)

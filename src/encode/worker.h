@@ -157,6 +157,7 @@ struct enc_worker {
 	size_t nvars, vars_cap;
 	struct ir_decl_tag *tags;
 	size_t ntags, tags_cap;
+	uint32_t dims_next;	/* struct_view: id of the next inner dimension's ARRAY */
 	/*
 	 * 1.30+: parameters (DIE offsets) whose concrete instances were in an
 	 * unexpected register: pahole counts that against the abstract one too.

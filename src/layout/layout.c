@@ -511,7 +511,56 @@ static uint32_t infer_alignment(const struct layout *l, uint32_t byte_offset,
 	return alignment;
 }
 
-/* class__fixup_btf_bitfields: done lazily per struct/union, same result. */
+static int cmp_lalign(const void *a, const void *b)
+{
+	const struct lalign *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->component < y->component ? -1 : x->component > y->component;
+}
+
+/* o.dwarf: the DW_AT_alignment tagged on struct id's member (or -1: itself), 0 if none. */
+static uint32_t dwarf_align(const struct layout *l, uint32_t id, int32_t component)
+{
+	struct lalign key = { id, component, 0 };
+	const struct lalign *a;
+
+	if (!l->naligns)
+		return 0;
+	a = bsearch(&key, l->aligns, l->naligns, sizeof(key), cmp_lalign);
+	return a ? a->align : 0;
+}
+
+/* Collect the BTF_ALIGN_TAG decl tags (o.dwarf). */
+static int load_aligns(struct layout *l)
+{
+	size_t cap = 0, plen = strlen(BTF_ALIGN_TAG);
+
+	for (uint32_t id = btf_start_id(l->btf); id < l->ntypes; id++) {
+		const struct btf_type *t = btf_type_by_id(l->btf, id);
+		const char *n;
+
+		if (!t || K(t) != BTF_KIND_DECL_TAG || !(n = btf_name(l->btf, t->name_off)) ||
+		    strncmp(n, BTF_ALIGN_TAG, plen))
+			continue;
+		if (VEC_RESERVE(l->aligns, cap, l->naligns + 1))
+			return -ENOMEM;
+		l->aligns[l->naligns].id = t->type;
+		l->aligns[l->naligns].component = btf_decl_tag(t)->component_idx;
+		l->aligns[l->naligns].align = (uint32_t)strtoul(n + plen, NULL, 10);
+		l->naligns++;
+	}
+	if (l->naligns)
+		qsort(l->aligns, l->naligns, sizeof(l->aligns[0]), cmp_lalign);
+	return 0;
+}
+
+/*
+ * class__fixup_btf_bitfields: done lazily per struct/union, same result.
+ * With o.dwarf, alignments are DWARF's (dwarf_loader.c), not
+ * inferred.
+ */
 static struct lclass *lclass_get(struct layout *l, uint32_t id)
 {
 	const struct btf_type *t = ptag(l, id);
@@ -543,6 +592,8 @@ static struct lclass *lclass_get(struct layout *l, uint32_t id)
 		m->bit_offset = btf_member_bit_offset(t, bm);
 		m->bitfield_size = (uint8_t)btf_member_bitfield_size(t, bm);
 		m->byte_offset = m->bit_offset / 8;
+		if (l->o.dwarf)
+			m->alignment = dwarf_align(l, id, (int32_t)i);
 		mt = strip_from(l, bm->type, &mtid);
 		if (!mt)
 			continue;
@@ -551,7 +602,7 @@ static struct lclass *lclass_get(struct layout *l, uint32_t id)
 		m->bit_size = (uint32_t)(m->byte_size * 8);
 		if (m->byte_size == 0) {
 			/* 1.31: a flexible array or empty struct may be aligned too */
-			if (l->compat >= LAYOUT_COMPAT_1_31)
+			if (l->compat >= LAYOUT_COMPAT_1_31 && !l->o.dwarf)
 				m->alignment = infer_alignment(l, m->byte_offset,
 							       natural_alignment(l, mtid, 0),
 							       smallest_offset);
@@ -570,8 +621,9 @@ static struct lclass *lclass_get(struct layout *l, uint32_t id)
 				m->byte_offset = m->bit_offset / 8;
 			}
 		}
-		m->alignment = infer_alignment(l, m->byte_offset, natural_alignment(l, mtid, 0),
-					       smallest_offset);
+		if (!l->o.dwarf)
+			m->alignment = infer_alignment(l, m->byte_offset,
+						       natural_alignment(l, mtid, 0), smallest_offset);
 		/* 1.31: a bitfield ends where its bits do, not its storage unit */
 		if (l->compat >= LAYOUT_COMPAT_1_31 && m->bitfield_size)
 			smallest_offset = m->byte_offset +
@@ -579,7 +631,9 @@ static struct lclass *lclass_get(struct layout *l, uint32_t id)
 		else
 			smallest_offset = m->byte_offset + (uint32_t)m->byte_size;
 	}
-	c->alignment = infer_alignment(l, class_size(t), natural_alignment(l, id, 0), smallest_offset);
+	c->alignment = l->o.dwarf ? dwarf_align(l, id, -1)
+					     : infer_alignment(l, class_size(t), natural_alignment(l, id, 0),
+							       smallest_offset);
 	l->cls[id] = c;
 	return c;
 }
@@ -1166,6 +1220,29 @@ static size_t array_fprintf(struct layout *l, const struct btf_type *t, const ch
 	/* Zero sized arrays? */
 	if (nelems == 0 && K(type) == BTF_KIND_CONST)
 		etid = pt_type(type);
+	/* o.dwarf: DWARF's one array type with every dimension, outermost first */
+	if (l->o.dwarf && K(type) == BTF_KIND_ARRAY) {
+		const struct btf_type *dims[16];
+		unsigned n = 0;
+
+		dims[n++] = t;
+		while (n < 16 && type && K(type) == BTF_KIND_ARRAY) {
+			dims[n++] = type;
+			etid = pt_type(type);
+			type = ptag(l, etid);
+		}
+		printed = type_fprintf(l, etid, name, conf, s);
+		single_member = conf->last_member && conf->first_member;
+		for (unsigned i = 0; i < n; i++) {
+			uint32_t ne = btf_array(dims[i])->nelems;
+
+			if (ne != 0 || !conf->last_member || single_member || conf->union_member)
+				printed += (size_t)sp(s, "[%u]", ne);
+			else
+				printed += (size_t)sp(s, "[]");
+		}
+		return printed;
+	}
 	printed = type_fprintf(l, etid, name, conf, s);
 	single_member = conf->last_member && conf->first_member;
 	if (nelems != 0 || !conf->last_member || single_member || conf->union_member)
@@ -1593,7 +1670,7 @@ static size_t enumeration_fprintf(struct layout *l, const struct btf_type *t,
 	int max_len = 0, indent = conf->indent;
 	size_t printed = (size_t)sp(s, "enum%s%s", tn ? " " : "", tn ? tn : "");
 	bool is64 = K(t) == BTF_KIND_ENUM64;
-	bool is_signed = compat_130(l) && btf_kflag(t);
+	bool is_signed = (compat_130(l) || l->o.dwarf) && btf_kflag(t);	/* DWARF: from the values */
 
 	if (indent > NTABS)	/* pahole: >= sizeof(tabs), the NUL counted */
 		indent = NTABS;
@@ -2194,7 +2271,7 @@ int layout_open(const struct btf *btf, const struct layout_opts *o, struct layou
 	l->ntypes = btf_type_count(btf);
 	l->cls = mem_array(l->ntypes, sizeof(l->cls[0]));
 	l->natal = mem_array(l->ntypes, sizeof(l->natal[0]));
-	if (!l->cls || !l->natal) {
+	if (!l->cls || !l->natal || (l->o.dwarf && load_aligns(l))) {
 		layout_close(l);
 		return diag_err(d, ENOMEM, "layout: out of memory");
 	}
@@ -2232,6 +2309,7 @@ void layout_close(struct layout *l)
 	mem_free(l->natal);
 	mem_free(l->seen.slots);
 	mem_free(l->seen.hashes);
+	mem_free(l->aligns);
 	mem_free(l);
 }
 

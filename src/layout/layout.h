@@ -48,6 +48,14 @@ struct layout_opts {
 	bool suppress_aligned;		/* --suppress_aligned_attribute */
 	bool suppress_packed;		/* --suppress_packed */
 	bool compile;			/* --compile style output (used by layout_emit_c) */
+	/*
+	 * The BTF came from DWARF for the struct view (enc_opts.struct_view),
+	 * and prints as pahole -F dwarf: alignments are the DW_AT_alignment
+	 * the encoder tagged (BTF_ALIGN_TAG decl tags), none is inferred from
+	 * offsets, and an array of arrays is one array of several dimensions
+	 * (int a[3][4], where pahole's BTF printer would say a[4][3]).
+	 */
+	bool dwarf;
 };
 
 struct layout;

@@ -52,6 +52,12 @@ struct layout {
 	struct lseen seen;	/* print_classes dedup */
 	int depth;		/* recursion guard for hostile type graphs */
 	uint32_t uint_id[9];	/* reorg.c's unsigned types by size: 0 = not looked up, else id + 1 */
+	struct lalign {		/* o.dwarf: the tagged alignments, sorted */
+		uint32_t id;
+		int32_t component;	/* member index, -1: the struct */
+		uint32_t align;
+	} *aligns;
+	size_t naligns;
 	bool oom;		/* an allocation failed: output is incomplete */
 };
 

@@ -7,8 +7,7 @@ btfc,f=sys.argv[1],sys.argv[2]; types=sys.argv[3:]
 hdr=subprocess.run([btfc,'layout','--compile']+types+[f],capture_output=True,text=True).stdout
 js=subprocess.run([btfc,'layout','--format','json']+types+[f],capture_output=True,text=True).stdout
 out=[hdr,'#include <stddef.h>']
-for line in js.splitlines():
-    o=json.loads(line)
+for o in json.loads(js):
     kw=o['kind']
     out.append(f'_Static_assert(sizeof({kw} {o["name"]}) == {o["size"]}, "size {o["name"]}");')
     for m in o['members']:

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "test.h"
 
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "base/arena.h"
 #include "base/diag.h"
+#include "base/file.h"
 #include "base/fmt.h"
 #include "base/hash.h"
 #include "base/mem.h"
@@ -519,4 +524,58 @@ TEST(bytes_eq_matches_memcmp)
 		}
 	}
 	CHECK_EQ_U(bad, 0);
+}
+
+/*
+ * The temp-file registry: a file_out's temp file is listed from open to
+ * commit or abort, and file_tmp_cleanup() (the signal handlers' call)
+ * removes what is listed; the owner then neither frees nor renames it.
+ */
+TEST(file_temp_registry)
+{
+	char dir[] = "/tmp/btfc-unit.XXXXXX", path[64], tmp[80];
+	struct file_out o, o2;
+	struct diag d;
+	unsigned before = file_tmp_count();
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/out", dir);
+	diag_clear(&d);
+	REQUIRE(file_out_open(&o, path, &d) == 0);
+	CHECK_EQ_U(file_tmp_count(), before + 1);
+	CHECK(file_write_all(o.fd, "abc", 3) == 0);
+	CHECK(file_out_commit(&o, path, &d) == 0);
+	CHECK_EQ_U(file_tmp_count(), before);
+	CHECK(access(path, F_OK) == 0);
+	REQUIRE(file_out_open(&o, path, &d) == 0);
+	snprintf(tmp, sizeof(tmp), "%s", o.tmp);
+	file_out_abort(&o);
+	CHECK(access(tmp, F_OK) != 0);
+	CHECK_EQ_U(file_tmp_count(), before);
+	/* a signal handler's cleanup (in a child: it ends the process's creations) */
+	REQUIRE(file_out_open(&o, path, &d) == 0);
+	REQUIRE(file_out_open(&o2, path, &d) == 0);
+	CHECK_EQ_U(file_tmp_count(), before + 2);
+	snprintf(tmp, sizeof(tmp), "%s", o.tmp);
+	pid_t pid = fork();
+
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		file_tmp_cleanup();
+		_exit(file_tmp_count() == 0 ? 0 : 1);
+	}
+	int status = 0;
+
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(access(tmp, F_OK) != 0);
+	CHECK(file_out_commit(&o, path, &d) != 0);	/* its temp file is gone */
+	file_out_abort(&o2);
+	CHECK_EQ_U(file_tmp_count(), before);
+	/* "-" is stdout, written directly: no temp file */
+	REQUIRE(file_out_open(&o, "-", &d) == 0);
+	CHECK(o.tmp == NULL && o.fd >= 0);
+	CHECK_EQ_U(file_tmp_count(), 0);
+	file_out_abort(&o);
+	unlink(path);
+	rmdir(dir);
 }

@@ -863,3 +863,49 @@ TEST(decode_filtered_strict_reads)
 	dw_filter_free(fl);
 	dw_file_free(f);
 }
+
+/* dw_file_open_lazy + dw_file_index_more: the units of the full index, in steps. */
+TEST(dwarf_lazy_index_same_as_full)
+{
+	enum { NU = 9 };
+	const size_t ulen = sizeof(info);
+	uint8_t *in = mem_zalloc(NU * ulen);
+	struct dw_sections s = { 0 };
+	struct dw_file *full = NULL, *lazy = NULL;
+	struct diag d;
+	size_t i, steps = 0;
+	int r;
+
+	REQUIRE(in);
+	for (i = 0; i < NU; i++) {
+		memcpy(in + i * ulen, info, ulen);
+		in[i * ulen] = (uint8_t)(ulen - 4);
+	}
+	s.info.p = in;
+	s.info.len = NU * ulen;
+	s.abbrev.p = abbrev;
+	s.abbrev.len = sizeof(abbrev);
+	diag_clear(&d);
+	REQUIRE(dw_file_open(&full, "mem", &s, false, NULL, 1, &d) == 0);
+	REQUIRE(dw_file_open_lazy(&lazy, "mem", &s, false, NULL, &d) == 0);
+	CHECK_EQ_U(dw_nunits(lazy), 0);
+	while ((r = dw_file_index_more(lazy, 1 + steps, &d)) > 0)
+		steps++;
+	CHECK(r == 0);
+	CHECK_EQ_U(steps, 4);	/* 1 + 2 + 3 + 3 of 4 asked */
+	REQUIRE(dw_nunits(lazy) == NU && dw_nunits(full) == NU);
+	for (i = 0; i < NU; i++) {
+		const struct dw_unit *a = dw_unit_at(full, i), *b = dw_unit_at(lazy, i);
+
+		CHECK_EQ_U(b->off, a->off);
+		CHECK_EQ_U(b->end, a->end);
+		CHECK_EQ_U(b->die_off, a->die_off);
+		CHECK(b->bad == a->bad);
+		CHECK_STR(b->name, "cu");
+		CHECK(dw_unit_of(lazy, a->die_off + 4) == b);
+	}
+	CHECK(dw_file_index_more(lazy, 5, &d) == 0);	/* nothing left */
+	dw_file_free(full);
+	dw_file_free(lazy);
+	mem_free(in);
+}

@@ -84,11 +84,11 @@ $(O)/%.o: %.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-# layout.c ports pahole's int arithmetic for hole/padding computations; on
+# layout/ ports pahole's int arithmetic for hole/padding computations; on
 # absurd (fuzzed) sizes it must wrap like pahole's compiled code, not be UB.
-$(O)/src/layout/layout.o: ALL_CFLAGS += -fwrapv
+$(O)/src/layout/%.o: ALL_CFLAGS += -fwrapv
 ifneq ($(SAN),)
-$(O)/src/layout/layout.o: ALL_CFLAGS += -fno-sanitize=signed-integer-overflow
+$(O)/src/layout/%.o: ALL_CFLAGS += -fno-sanitize=signed-integer-overflow
 endif
 
 $(O)/version.h: FORCE
@@ -150,7 +150,7 @@ $(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_LIB_OBJS)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(LDLIBS)
 .SECONDARY: $(FUZZ_LIB_OBJS)
-$(FUZZ_O)/obj/src/layout/layout.o: FUZZ_CFLAGS += -fwrapv -fno-sanitize=signed-integer-overflow
+$(FUZZ_O)/obj/src/layout/%.o: FUZZ_CFLAGS += -fwrapv -fno-sanitize=signed-integer-overflow
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_O)/%)
 fuzz: fuzz-build $(O)/btfc
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_O=$(FUZZ_O) BTFC=$(O)/btfc tests/fuzz/run.sh $(FUZZ_TARGETS)

@@ -306,6 +306,13 @@ static uint32_t skip_mods(const struct btf *s, uint32_t id)
 	return 0;
 }
 
+/*
+ * One piece (220 lines): its passes (check the distilled base, index it
+ * by name, mark sizes that must hold, match each distilled type in b2,
+ * rewrite the split types) share the id and string maps and one cleanup
+ * path, and run in libbpf's btf_relocate order, which decides which of
+ * several candidates matches.
+ */
 int btf_relocate(const struct btf *s, const struct btf *b2, struct btf **out,
 		 struct btf_reloc_report *rep, struct diag *d)
 {

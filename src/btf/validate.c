@@ -231,7 +231,13 @@ static int meta_left(struct vctx *v, uint32_t id, size_t left, size_t need)
 
 static bool is_pow2(uint32_t x) { return x && !(x & (x - 1)); }
 
-/* Checks of one record whose header and trailing data fit. */
+/*
+ * Checks of one record whose header and trailing data fit.  One piece
+ * (230 lines): a table, one case per kind, each a chain of the kernel's
+ * btf_*_check_meta checks in the kernel's order with its message; the
+ * cases share only v, id and t, and side by side they read against the
+ * kernel's.
+ */
 static void check_meta(struct vctx *v, uint32_t id, const struct btf_type *t)
 {
 	enum btf_kind kind = btf_kind(t);

@@ -280,6 +280,11 @@ out:
 	return status;
 }
 
+/*
+ * One piece (160 lines): the option table and loop, then one straight
+ * sequence (input, base, encode or batch, write) sharing the options and
+ * one cleanup path.
+ */
 int cmd_encode(int argc, char **argv)
 {
 	enum { O_BASE = 256, O_COMPAT, O_NOFLOATS, O_NOENUM64, O_NOVARS, O_LANGX, O_FORCE,

@@ -670,6 +670,12 @@ static int layout_dwarf_names(struct lcmd *c, const char *path, const struct nam
 	return err;
 }
 
+/*
+ * One piece (275 lines): pahole's long option table and its getopt loop
+ * are two thirds of it; the rest is one straight sequence (pick the
+ * input, open it, select, print by mode) over those options with one
+ * cleanup path.
+ */
 int cmd_layout(int argc, char **argv)
 {
 	enum { O_BASE = 256, O_HEX, O_STRUCTS, O_UNIONS, O_PACKED, O_FLEX, O_COMPILE, O_SKIPM,

@@ -91,6 +91,7 @@ const char *dw_tag_name(unsigned v)
 	return NULL;
 }
 
+/* One piece (180 lines): a table of DW_AT_* names as a switch. */
 const char *dw_at_name(unsigned v)
 {
 	switch (v) {

@@ -815,6 +815,11 @@ static inline __attribute__((always_inline)) bool want_die(void *ctx, unsigned t
 	}
 }
 
+/*
+ * Convert one DIE.  One piece (200 lines): a switch with a case per DWARF
+ * tag, each a few lines that hand off to a helper; the cases share the
+ * open-container state read at the top.
+ */
 static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 {
 	int pk = depth > 0 ? w->open_kind[depth - 1] : -1;

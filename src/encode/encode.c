@@ -482,6 +482,12 @@ static int add_datasecs(struct run *r)
 				 encb_error(&r->out) ? encb_error(&r->out)->msg : strerror(-id)) : 0;
 }
 
+/*
+ * One piece (210 lines): the pipeline in order (convert the units on the
+ * workers, merge, dedup, relayout, finalize), most of it the comments on
+ * what each step keeps in memory and why; the steps share the run's
+ * state and one cleanup path.
+ */
 int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_opts *o,
 	       struct btf **out, struct enc_stats *st, struct diag *d)
 {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* layout/ internals shared by layout.c, reorg.c and emit.c. */
+/* layout/ internals shared by layout.c, print.c, class.c, reorg.c and emit.c. */
 #ifndef BTFC_LAYOUT_INTERNAL_H
 #define BTFC_LAYOUT_INTERNAL_H
+
+#include <stdarg.h>
 
 #include "layout/layout.h"
 
@@ -67,6 +69,28 @@ static inline bool compat_130(const struct layout *l)
 	return l->compat >= LAYOUT_COMPAT_1_30;
 }
 
+static inline enum btf_kind K(const struct btf_type *t) { return btf_kind(t); }
+static inline bool pt_is_typedef(const struct btf_type *t) { return t && K(t) == BTF_KIND_TYPEDEF; }
+static inline bool pt_is_pointer(const struct btf_type *t) { return t && K(t) == BTF_KIND_PTR; }
+/* base_type bit size (pahole bt->bit_size) */
+static inline uint32_t base_bits(const struct btf_type *t)
+{
+	return K(t) == BTF_KIND_INT ? BTF_INT_BITS(btf_int_word(t)) : t->size * 8;
+}
+/* enumeration type->size, in bits */
+static inline uint32_t enum_bits(const struct btf_type *t)
+{
+	return t->size ? t->size * 8 : 32;
+}
+static inline uint32_t class_size(const struct btf_type *t)
+{
+	return K(t) == BTF_KIND_FWD ? 0 : t->size;
+}
+static inline uint32_t class_nr_members(const struct btf_type *t)
+{
+	return K(t) == BTF_KIND_FWD ? 0 : btf_vlen(t);
+}
+
 static inline uint32_t class_size_of(const struct lclass *c)
 {
 	return btf_kind(c->t) == BTF_KIND_FWD ? 0 : c->t->size;
@@ -75,12 +99,20 @@ static inline uint32_t class_size_of(const struct lclass *c)
 const struct btf_type *ptag(const struct layout *l, uint32_t id);
 bool pt_is_struct(const struct btf_type *t);
 bool pt_is_union(const struct btf_type *t);
+bool pt_is_enum(const struct btf_type *t);
+bool pt_is_base(const struct btf_type *t);
+bool pt_is_modifier(const struct btf_type *t);
 uint32_t pt_type(const struct btf_type *t);
 const char *pt_name(const struct layout *l, const struct btf_type *t);
 uint64_t pt_size(const struct layout *l, const struct btf_type *t);
 struct lclass *layout_class(struct layout *l, uint32_t id);
+struct lclass *lclass_get(struct layout *l, uint32_t id);
 void class_find_holes(const struct layout *l, struct lclass *c);
 bool class_infer_packed(struct layout *l, struct lclass *c);
+void union_infer_packed(struct layout *l, struct lclass *u);
+bool class_has_flexible_array(struct layout *l, struct lclass *c);
+bool class_has_embedded_flexible_array(struct layout *l, struct lclass *c, int depth);
+PRINTF_LIKE(2, 0) int lbuf_vprintf(struct lbuf *b, const char *fmt, va_list ap);
 int layout_print_class(struct layout *l, struct lclass *c, struct lbuf *out);
 
 #endif

@@ -99,15 +99,20 @@ $(MAIN_OBJ): $(O)/version.h
 $(MAIN_OBJ): ALL_CFLAGS += -I$(O)
 FORCE:
 
-$(O)/libbtfc.a: $(LIB_OBJS) $(CLI_OBJS)
+# libbtfc.a is src/ without cli/, cli.a the command line over it: both
+# internal, installed by nothing (docs/api.md says why).
+$(O)/libbtfc.a: $(LIB_OBJS) Makefile
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
+$(O)/cli.a: $(CLI_OBJS) Makefile
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
-$(O)/btfc: $(MAIN_OBJ) $(O)/libbtfc.a
+$(O)/btfc: $(MAIN_OBJ) $(O)/cli.a $(O)/libbtfc.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(O)/unit-tests: $(TEST_OBJS) $(O)/libbtfc.a
+$(O)/unit-tests: $(TEST_OBJS) $(O)/cli.a $(O)/libbtfc.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -120,9 +125,9 @@ $(O)/libbpf-oracle: tests/tools/libbpf_oracle.c
 	$(Q)$(CC) -O2 -g -Wall -o $@ $< -lbpf -lelf -lz
 # Test-only helpers over libbtfc.a (t_diff.sh): BTF variants, and the
 # running kernel's BTF verifier via bpf(BPF_BTF_LOAD).
-$(O)/btf-mutate: $(O)/tests/tools/btf_mutate.o $(O)/libbtfc.a
+$(O)/btf-mutate: $(O)/tests/tools/btf_mutate.o $(O)/cli.a $(O)/libbtfc.a
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
-$(O)/btf-load: $(O)/tests/tools/btf_load.o $(O)/libbtfc.a
+$(O)/btf-load: $(O)/tests/tools/btf_load.o $(O)/cli.a $(O)/libbtfc.a
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 test: $(O)/btfc $(O)/unit-tests $(O)/btf-mutate $(O)/btf-load $(O)/libbpf-oracle

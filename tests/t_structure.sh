@@ -2,7 +2,8 @@
 # The code's structure holds (ARCHITECTURE.md, Invariants): every folder
 # includes only the folders it may use; struct btf's fields stay inside
 # src/btf/; the library (src/ but cli/) has no writable data beyond
-# tests/writable-data.txt.
+# tests/writable-data.txt; libbtfc.a has no cli/ in it; no file in src/ is over 1,500 lines and no
+# function over 150 without a comment saying why it is one piece.
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
@@ -47,5 +48,33 @@ gone=$(comm -13 "$WORK/writable" "$WORK/allowed")
 	{ fail "library writable data not in tests/writable-data.txt"; echo "$extra" | sed 's/^/    /'; }
 [ -z "$gone" ] && pass "tests/writable-data.txt lists nothing that is gone" ||
 	{ fail "tests/writable-data.txt lists what is gone"; echo "$gone" | sed 's/^/    /'; }
+
+# size: files and functions stay small enough to change
+big=$(find src -name '*.[ch]' -exec wc -l {} + | awk '$2 != "total" && $1 > 1500 { print $2 " (" $1 " lines)" }')
+[ -z "$big" ] && pass "no file in src/ over 1,500 lines" ||
+	{ fail "files in src/ over 1,500 lines"; echo "$big" | sed 's/^/    /'; }
+# A function's body runs from a "{" to a "}" in column 0; the comment
+# block right above its signature must say "One piece" past 150 lines.
+long=$(for f in $(find src -name '*.c' | sort); do awk -v f="$f" '
+	/^\/\*/ { cmt = $0; incmt = ($0 !~ /\*\//); next }
+	incmt { cmt = cmt $0; if ($0 ~ /\*\//) incmt = 0; next }
+	/^[a-zA-Z].*\(/ && !/;$/ { name = $0; why = cmt; cmt = ""; next }
+	/^\{/ { start = NR; next }
+	/^\}/ && start { if (NR - start - 1 > 150 && why !~ /One piece/) print f ":" start ": " NR - start - 1 " lines: " name; start = 0; next }
+	/^[^\t]/ || /^$/ { cmt = "" }' "$f"; done)
+[ -z "$long" ] && pass "every function over 150 lines says why it is one piece" ||
+	{ fail "functions over 150 lines without a \"One piece\" comment"; echo "$long" | sed 's/^/    /'; }
+
+# the library holds no cli/ code and calls none (docs/api.md)
+O=${O:-build}
+if [ -f "$O/libbtfc.a" ] && [ -f "$O/cli.a" ]; then
+	incli=$(ar t "$O/libbtfc.a" | grep -xF -f <(ar t "$O/cli.a"))
+	calls=$(comm -12 <(nm -u "$O/libbtfc.a" | awk '{ print $2 }' | sort -u) \
+		<(nm --defined-only "$O/cli.a" | awk '$2 ~ /[TDBR]/ { print $3 }' | sort -u))
+	[ -z "$incli$calls" ] && pass "libbtfc.a holds no cli/ object and calls nothing in cli.a" ||
+		{ fail "libbtfc.a and cli/ mixed"; echo "$incli" "$calls" | sed 's/^/    /'; }
+else
+	skip "libbtfc.a check: no $O/libbtfc.a and $O/cli.a"
+fi
 
 rm -rf "$WORK"

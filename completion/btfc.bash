@@ -49,7 +49,8 @@ _btfc()
         esac ;;
     dedup)
         opts="-o --base -j --jobs --keep-strings --compat --no-dedup --flatten --stats
-              --batch --no-prepared-base --relayout-strings --serial-refs --help" ;;
+              --batch --no-prepared-base --relayout-strings --serial-refs --exact
+              --group-types --help" ;;
     diff) opts="--base-a --base-b --base --show --ignore-kinds -q --quiet --format --help" ;;
     pahole)
         opts="-J --btf_encode --btf_encode_detached= --btf_base -j --jobs --btf_features=

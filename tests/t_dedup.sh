@@ -75,6 +75,73 @@ else
 	fail "dedup: unit cases failed"; sed 's/^/      /' "$WORK/unit.out" | head
 fi
 
+# same_graph_as_libbpf NAME OUT LIBBPF: btfc diff and, where it is, btfcanon.py say EQUAL
+same_graph_as_libbpf() {
+	local name=$1 out=$2 lb=$3
+	if ! "$BTFC" diff -q "$out" "$lb" > "$WORK/last.out" 2>&1; then
+		fail "dedup $name: graph differs from libbpf's"; sed 's/^/      /' "$WORK/last.out" | head -3; return
+	fi
+	if [ -f "$CANON_PY" ] && ! python3 "$CANON_PY" "$out" "$lb" > "$WORK/last.out" 2>&1; then
+		fail "dedup $name: btfcanon: graph differs from libbpf's"; tail -2 "$WORK/last.out"; return
+	fi
+	pass "dedup $name: graph == libbpf's"
+}
+
+# 1b. the two levels (src/btf/dedup/groups.c) on the order-dependent cases
+# of tests/unit/test_pdedup.c, every unit a group: libbpf's graph, and the
+# same bytes for -j1/-j2/-j5.  pd_dup_pointers is the documented exception
+# (docs/parallel-dedup.md): libbpf 1.1 keeps a struct twice, the two levels
+# once (libbpf >= 1.5 tolerates the copied pointer the same way).
+np=0
+for f in "$cases"/pd_*.btf; do
+	[ -f "$f" ] || continue
+	c=$(basename "$f" .btf); np=$((np+1))
+	ok=1
+	for j in 1 2 5; do
+		"$BTFC" dedup -j$j --group-types 1 "$f" -o "$WORK/$c.two$j" || ok=0
+	done
+	cmp -s "$WORK/$c.two1" "$WORK/$c.two2" && cmp -s "$WORK/$c.two1" "$WORK/$c.two5" || ok=0
+	[ $ok = 1 ] && pass "dedup $c in two levels: same bytes for -j1/-j2/-j5" ||
+		fail "dedup $c in two levels: output depends on -j"
+	"$ORACLE" "$f" "$WORK/$c.lb" > /dev/null 2>&1 || { fail "dedup $c: libbpf failed"; continue; }
+	if [ "$c" = pd_dup_pointers ]; then
+		nt=$("$BTFC" dump "$WORK/$c.two1" | grep -c '^\[')
+		nl=$("$BTFC" dump "$WORK/$c.lb" | grep -c '^\[')
+		[ "$nt" -eq $((nl - 1)) ] && pass "dedup $c in two levels: one struct fewer than libbpf 1.1 ($nt of $nl)" ||
+			fail "dedup $c in two levels: $nt types, libbpf $nl"
+	else
+		same_graph_as_libbpf "$c (two levels)" "$WORK/$c.two1" "$WORK/$c.lb"
+	fi
+done
+[ $np -ge 8 ] && pass "dedup: $np two-level cases written" || fail "dedup: only $np two-level cases"
+
+# 1c. a fixture built as six units (objects), encoded without dedup, then
+# deduplicated in two levels (the units found from its references):
+# libbpf's graph, the encoder's own result, same bytes for any -j
+SRC=$ROOT/tests/fixtures/types.c
+for i in 1 2 3 4 5 6; do
+	gcc -g -O1 -DPAHOLE_SAFE -Dvsum=vsum$i -Duse_all=use_all$i -Dglobal_counter=gc$i \
+		-Dflex_ptr=fp$i -Dthe_union=tu$i -Dthe_anon=ta$i -Dthe_packed=tp$i \
+		-Dthe_aligned=tal$i -Dthe_zero=tz$i -Dthe_ops=to$i -c "$SRC" -o "$WORK/m$i.o"
+done
+ld -r "$WORK"/m?.o -o "$WORK/multi.o"
+if "$BTFC" encode --no-dedup "$WORK/multi.o" -o "$WORK/multi.nd" && "$BTFC" encode "$WORK/multi.o" -o "$WORK/multi.enc"; then
+	ok=1
+	for j in 1 2 5; do
+		"$BTFC" dedup -j$j --keep-strings --group-types 64 --stats "$WORK/multi.nd" -o "$WORK/multi.two$j" \
+			2> "$WORK/multi.stats$j" || ok=0
+	done
+	cmp -s "$WORK/multi.two1" "$WORK/multi.two2" && cmp -s "$WORK/multi.two1" "$WORK/multi.two5" || ok=0
+	grep -q "dedup levels: [2-9]" "$WORK/multi.stats1" || ok=0
+	[ $ok = 1 ] && pass "dedup fixture in two levels: same bytes for -j1/-j2/-j5" ||
+		fail "dedup fixture in two levels: output depends on -j (or no groups)"
+	"$ORACLE" "$WORK/multi.nd" "$WORK/multi.lb" > /dev/null 2>&1 &&
+		same_graph_as_libbpf "fixture (two levels)" "$WORK/multi.two1" "$WORK/multi.lb"
+	check "dedup fixture in two levels: graph == the encoder's" "$BTFC" diff -q "$WORK/multi.two1" "$WORK/multi.enc"
+else
+	fail "dedup fixture: encode failed"
+fi
+
 # 2. CLI errors
 check_fails "dedup: missing input" "No such file|cannot" "$BTFC" dedup "$WORK/nonexistent" -o "$WORK/x.btf"
 check_fails "dedup: --flatten needs --base" "needs --base" "$BTFC" dedup --flatten "$cases/d1.btf" -o "$WORK/x.btf"

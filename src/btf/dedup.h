@@ -54,8 +54,15 @@ enum { BTF_DEDUP_PH_PREP, BTF_DEDUP_PH_STRS, BTF_DEDUP_PH_PRIM, BTF_DEDUP_PH_STR
        BTF_DEDUP_PH_FWD, BTF_DEDUP_PH_REF, BTF_DEDUP_PH_COMPACT, BTF_DEDUP_NR_PH };
 
 struct btf_dedup_stats {
-	double secs[BTF_DEDUP_NR_PH];
+	double secs[BTF_DEDUP_NR_PH];	/* with two levels: the final pass's */
 	uint32_t nr_in, nr_out;		/* own types before / after */
+	double serial_secs;		/* wall time with work for one thread only */
+	/* two levels (see btf_dedup_opts.exact) */
+	double groups_secs;		/* partition, the groups' runs, assembly (wall) */
+	uint32_t ngroups;		/* 0: one level */
+	uint32_t nr_kept;		/* types the groups kept: the final pass's input */
+	uint64_t conflicts;		/* hypothetical-map conflicts no tolerance accepted */
+	bool fallback;			/* the groups' result was dropped, one level ran */
 };
 
 struct btf_dedup_base;
@@ -93,6 +100,30 @@ struct btf_dedup_opts {
 	bool ids_checked;
 	/* Testing: root ids per window of the levelled phase (0: 256k). */
 	uint32_t level_window;
+	/*
+	 * One level, in libbpf's order: the bytes of libbpf 1.1.2's
+	 * btf__dedup().  Otherwise a BTF without base that splits into groups
+	 * of whole units (no references between them but to INT and FLOAT)
+	 * with copies of one another (a compiler's units, the encoder's
+	 * input) is deduplicated in two levels (src/btf/dedup/groups.c,
+	 * docs/parallel-dedup.md): each group alone on the threads, then one
+	 * pass over what the groups kept.  The result is libbpf's type graph
+	 * with its number of types (ids may be ordered differently), and
+	 * the same bytes for any nr_threads.
+	 */
+	bool exact;
+	/* Testing: own types per group (0: 128k, and only when groups pay). */
+	uint32_t group_types;
+	/*
+	 * The first own id of each unit, ascending, where the caller knows
+	 * them (the encoder's merge): the two levels cut only there, and need
+	 * not find the units (a pass over every reference; a unit's types
+	 * refer only to one another, to the first unit's INTs and FLOATs, and
+	 * from FUNC_PROTOs and DATASECs anywhere).  Checked as the groups are
+	 * copied; a broken promise makes dedup run in one level.
+	 */
+	const uint32_t *unit_starts;
+	uint32_t nunits;
 };
 
 extern const char *const btf_dedup_phase_names[BTF_DEDUP_NR_PH];

@@ -108,6 +108,9 @@ int cli_bad_option(const char *cmd, char **argv, const char *shortopts);
 int cli_close_stdout(int rc);
 /* s as a JSON string (quoted, escaped). */
 void cli_json_str(FILE *f, const char *s);
+struct btf_dedup_stats;
+/* --stats: dedup's two levels, if it ran them (one line on stderr) */
+void cli_dedup_levels(const struct btf_dedup_stats *st);
 /* "-" as a path: stdin for inputs, stdout for outputs (where a command allows it). */
 static inline bool cli_is_stdio(const char *path)
 {

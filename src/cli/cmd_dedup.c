@@ -46,6 +46,9 @@ static const char usage_text[] =
 	"  --relayout-strings  after dedup, strings in first-reference order (as the encoder)\n"
 	"  --serial-refs    reference types one by one as libbpf, not level by level: faster on\n"
 	"                   BTF in compile-unit order (btfc encode --no-dedup); same output\n"
+	"  --exact          one pass in libbpf's order: libbpf 1.1.2's bytes (by default BTF of\n"
+	"                   many units may be done in two levels: libbpf's type graph, in parallel)\n"
+	"  --group-types N  testing: two levels with groups of at least N types\n"
 	"  OUT may be - (stdout).  Exit status: 0 written, 2 error.\n";
 
 struct paths {
@@ -326,6 +329,15 @@ int cmd_dedup(int argc, char **argv)
 			opts.keep_strings = true;
 		} else if (!strcmp(a, "--serial-refs")) {
 			opts.serial_refs = true;
+		} else if (!strcmp(a, "--exact")) {
+			opts.exact = true;
+		} else if (!strcmp(a, "--group-types") && i + 1 < argc) {
+			char *end;
+			unsigned long v = strtoul(argv[++i], &end, 10);
+
+			if (*end || !v || v > 0x7fffffff)
+				return cli_usage("dedup", "bad --group-types '%s'", argv[i]);
+			opts.group_types = (uint32_t)v;
 		} else if (!strcmp(a, "--compat") && i + 1 < argc) {
 			const char *v = argv[++i];
 
@@ -440,6 +452,7 @@ int cmd_dedup(int argc, char **argv)
 			for (i = 0; i < BTF_DEDUP_NR_PH; i++)
 				fprintf(stderr, " %s %.3f", btf_dedup_phase_names[i], st.secs[i]);
 			fprintf(stderr, "\n");
+			cli_dedup_levels(&st);
 		}
 	}
 	rc = write_out(btf, outp);

@@ -438,6 +438,7 @@ int cmd_encode(int argc, char **argv)
 		for (int ph = 0; ph < BTF_DEDUP_NR_PH; ph++)
 			fprintf(stderr, " %s %.3f s", btf_dedup_phase_names[ph], st.ded.secs[ph]);
 		fputc('\n', stderr);
+		cli_dedup_levels(&st.ded);
 	}
 	status = EXIT_OK;
 out:

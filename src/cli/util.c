@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/pool.h"
+#include "btf/dedup.h"
 #include "cli/cli.h"
 
 /*
@@ -142,4 +143,19 @@ int cli_close_stdout(int rc)
 	else
 		fprintf(stderr, "%s: writing standard output failed: output lost\n", prog_name);
 	return EXIT_ERR;
+}
+
+void cli_dedup_levels(const struct btf_dedup_stats *st)
+{
+	if (!st->ngroups) {
+		if (st->conflicts)
+			fprintf(stderr, "dedup: %llu is_equiv() calls ended by a conflict\n",
+				(unsigned long long)st->conflicts);
+		return;
+	}
+	fprintf(stderr, "dedup levels: %u groups kept %u of %u types in %.3f s, final pass the rest%s%s",
+		st->ngroups, st->nr_kept, st->nr_in, st->groups_secs,
+		st->fallback ? "; FELL BACK to one level" : "",
+		st->conflicts ? " (conflicts)" : "");
+	fputc('\n', stderr);
 }

@@ -203,6 +203,8 @@ struct run {
 	struct enc_builder out;		/* what the merge appends */
 	uint32_t *idmap;		/* fragment id -> out id */
 	size_t idmap_cap;
+	uint32_t *ustart;		/* each unit's first id (btf_dedup_opts.unit_starts) */
+	size_t nu, ucap;
 	struct strset generated;	/* function names already emitted */
 	uint32_t first_int;		/* out id of the first unit's "int", 0 if none yet */
 	struct secinfo *si;
@@ -305,8 +307,10 @@ static int merge_frag(struct run *r, const struct cu_frag *f)
 	uint32_t i;
 	int err;
 
-	if (VEC_RESERVE(r->idmap, r->idmap_cap, f->nrecs + 1))
+	if (VEC_RESERVE(r->idmap, r->idmap_cap, f->nrecs + 1) ||
+	    VEC_RESERVE(r->ustart, r->ucap, r->nu + 1))
 		return -ENOMEM;
+	r->ustart[r->nu++] = encb_count(&r->out);
 	r->idmap[0] = 0;
 	/*
 	 * pahole 1.24 indexes every array with the first unit's "int"; a unit
@@ -650,7 +654,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		struct btf_dedup_opts dop = { .nr_threads = jobs, .keep_strings = true,
 					      .prepared_base = base ? o->dedup_base : NULL,
 					      .stats = &st->ded, .serial_refs = true,
-					      .ids_checked = true };
+					      .ids_checked = true, .unit_starts = r.ustart,
+					      .nunits = (uint32_t)r.nu };
 
 		if ((err = btf_dedup(bt, &dop, d)))
 			goto out;
@@ -692,6 +697,7 @@ out:
 				enc_worker_free(r.w[w]);
 	mem_free(r.w);
 	mem_free(r.idmap);
+	mem_free(r.ustart);
 	mem_free(r.ctx.str_first);
 	mem_free(r.si);
 	strset_free(&r.generated);

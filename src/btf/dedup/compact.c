@@ -61,6 +61,12 @@ static int compact_copy(void *ctx, unsigned worker, size_t item)
 		size_t nw;
 		uint32_t *p;
 
+		if (d->map_out) {	/* a group's run: where each own type went */
+			uint32_t r = resolve(d, id);
+
+			d->map_out[id - d->start_id] = (r < d->start_id ? r : hyp(d, r)) |
+						       (r == id ? MAP_CANON : 0);
+		}
 		if (OMAP(d, id) != id)
 			continue;
 		nw = btf_type_size(T(d, id)) / 4;

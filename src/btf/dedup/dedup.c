@@ -170,14 +170,33 @@ static void dedup_free(struct dedup *d)
 int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *diag)
 {
 	static const struct btf_dedup_opts defaults;
-	struct btf_dedup_base *own_pb = NULL;
-	const struct btf_dedup_base *pb;
-	struct dedup d = { 0 };
-	double t = clock_now();
 	int err;
 
 	if (!opts)
 		opts = &defaults;
+	if (opts->stats)
+		memset(opts->stats, 0, sizeof(*opts->stats));
+	if (btf_writable(btf))
+		return diag_err(diag, ENOMEM, "dedup: out of memory");
+	if (!opts->exact && !btf->base && (err = dedup_groups(btf, opts, diag)) <= 0)
+		return err;
+	return dedup_run(btf, opts, NULL, diag);
+}
+
+/*
+ * One run of every phase over btf's own types: libbpf's btf__dedup(),
+ * byte for byte.  x (may be NULL) carries what a group's run of the two
+ * levels shares and returns.
+ */
+int dedup_run(struct btf *btf, const struct btf_dedup_opts *opts, struct dedup_ext *x,
+	      struct diag *diag)
+{
+	struct btf_dedup_base *own_pb = NULL;
+	const struct btf_dedup_base *pb;
+	struct dedup d = { 0 };
+	double t = clock_now(), t0 = t;
+	int err;
+
 	if (btf_writable(btf))
 		return diag_err(diag, ENOMEM, "dedup: out of memory");
 	d.btf = btf;
@@ -189,8 +208,11 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 	d.nr_all = btf_type_count(btf);
 	d.nr_own = d.nr_all - d.start_id;
 	d.levelled_refs = !btf->base && !opts->serial_refs;
-	pb = opts->prepared_base;
-	if (pb) {
+	pb = x && x->pb ? x->pb : opts->prepared_base;
+	if (x && x->pb) {
+		if (btf->base)
+			return diag_err(diag, EINVAL, "dedup: a group's run has no base");
+	} else if (pb) {
 		if (pb->base != btf->base || !btf->base)
 			return diag_err(diag, EINVAL, "dedup: prepared base is not this BTF's base");
 		if (pb->head != d.head)
@@ -227,6 +249,7 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 	}
 	d.owords = btf->types;
 	d.oidx = btf->index;
+	d.map_out = x ? x->map_out : NULL;
 	/* zeroed is the starting state (see MAPV); touched all over */
 	d.map = mem_array(MAX(d.nr_all, 1), sizeof(*d.map));
 	d.hypot = mem_array(MAX(d.nr_all, 1), sizeof(*d.hypot));
@@ -251,9 +274,20 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 	}
 	lap(&d, BTF_DEDUP_PH_COMPACT, &t);
 	if (opts->stats) {
-		opts->stats->nr_in = d.nr_own;
-		opts->stats->nr_out = btf_type_count(btf) - d.start_id;
+		struct btf_dedup_stats *st = opts->stats;
+
+		st->nr_in = d.nr_own;
+		st->nr_out = btf_type_count(btf) - d.start_id;
+		st->conflicts += d.conflicts;
+		/* one thread: phases 2-4, and 5 unless by levels (walls, whatever the count) */
+		st->serial_secs += st->secs[BTF_DEDUP_PH_PRIM] + st->secs[BTF_DEDUP_PH_STRUCT] +
+				   st->secs[BTF_DEDUP_PH_FWD] +
+				   (d.levelled_refs ? 0 : st->secs[BTF_DEDUP_PH_REF]);
+		if (d.nthreads < 2)
+			st->serial_secs = clock_now() - t0;
 	}
+	if (x)
+		x->conflicts = d.conflicts;
 out:
 	dedup_free(&d);
 	btf_dedup_base_free(own_pb);

@@ -265,6 +265,20 @@ struct btf_dedup_base {
 	bool borrowed;			/* tab and names point into an image (btf_dedup_base_load) */
 };
 
+/*
+ * What a run inside the two-level dedup (groups.c) needs beyond
+ * btf_dedup(): a prepared base to share, and results the public call
+ * does not return.
+ */
+struct dedup_ext {
+	const struct btf_dedup_base *pb;	/* trivial base shared by the runs (no base) */
+	uint32_t *map_out;		/* own id - start_id -> id after compaction, */
+					/* | MAP_CANON for the types kept */
+	uint64_t conflicts;		/* out: hypothetical-map conflicts no tolerance accepted */
+};
+
+#define MAP_CANON	0x80000000u
+
 struct dedup {
 	struct btf *btf;
 	const struct btf_dedup_opts *opts;
@@ -292,6 +306,8 @@ struct dedup {
 	struct dtab tab;
 	struct u32vec stack;		/* explicit DFS stacks */
 	struct u32vec stack2;
+	uint32_t *map_out;		/* struct dedup_ext */
+	uint64_t conflicts;		/* is_equiv() calls that a conflict ended */
 };
 
 extern const struct btf_type void_rec;
@@ -672,5 +688,10 @@ void *ref_order_thread(void *p);
 int dedup_refs_levelled(struct dedup *d, struct ref_order *r);
 /* compact.c */
 int compact(struct dedup *d);
+/* dedup.c: one run of the phases (btf_dedup() without the two levels) */
+int dedup_run(struct btf *btf, const struct btf_dedup_opts *opts, struct dedup_ext *x,
+	      struct diag *diag);
+/* groups.c: 1 when the two levels do not apply (then dedup_run() alone) */
+int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *diag);
 
 #endif

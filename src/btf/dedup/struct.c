@@ -232,6 +232,7 @@ static int is_equiv(struct dedup *d, uint32_t cand0, uint32_t canon0)
 				if (identical_arrays(d, h, cand) || identical_structs(d, h, cand))
 					continue;
 			}
+			d->conflicts++;
 			return 0;
 		}
 		if (hypot_add(d, canon, cand))

@@ -3,12 +3,14 @@
  * BTF deduplication with libbpf's semantics (doc section 4).
  *
  * btf_dedup() rewrites a BTF in place so that every class of equivalent
- * types is represented by one canonical type, exactly like libbpf's
- * btf__dedup().  The default reproduces libbpf 1.1.2 (the libbpf of
- * Debian 12's pahole 1.24, which made Debian's kernel BTF) output byte for
- * byte, tie-breaking included: candidates sharing a hash are visited in
- * the order libbpf's chained hash map yields them (head insertion, order
- * reversed on every growth), which we emulate with a parity bit per entry.
+ * types is represented by one canonical type, like libbpf's btf__dedup():
+ * the same type graph as libbpf 1.1.2 (the libbpf of Debian 12's pahole
+ * 1.24, which made Debian's kernel BTF), with its number of types.  One
+ * level (opts.exact, and inputs the two levels do not pay for) gives its
+ * bytes too, tie-breaking included: candidates sharing a hash are visited
+ * in the order libbpf's chained hash map yields them (head insertion,
+ * order reversed on every growth), which we emulate with a parity bit per
+ * entry.
  *
  * Split BTF: base types never change; split types equal to base types are
  * removed and references redirected to the base ids.

@@ -429,10 +429,12 @@ int cmd_encode(int argc, char **argv)
 	if (stats)
 		fprintf(stderr,
 			"units %llu (%llu skipped), types before dedup %llu, funcs %llu, vars %llu\n"
-			"time: read %.3f s, convert %.3f s (merge %.3f s of it), dedup %.3f s, write %.3f s\n",
+			"time: read %.3f s, convert %.3f s (merge %.3f s of it), dedup %.3f s, write %.3f s\n"
+			"serial: %.3f s (the wall time with work for one thread only)\n",
 			(unsigned long long)st.units, (unsigned long long)st.units_skipped,
 			(unsigned long long)st.types_pre_dedup, (unsigned long long)st.funcs,
-			(unsigned long long)st.vars, st.read, st.convert, st.merge, st.dedup, st.write);
+			(unsigned long long)st.vars, st.read, st.convert, st.merge, st.dedup, st.write,
+			st.serial + st.write);
 	if (stats && st.ded.nr_in) {
 		fprintf(stderr, "dedup: %u -> %u types;", st.ded.nr_in, st.ded.nr_out);
 		for (int ph = 0; ph < BTF_DEDUP_NR_PH; ph++)

@@ -153,8 +153,9 @@ void cli_dedup_levels(const struct btf_dedup_stats *st)
 				(unsigned long long)st->conflicts);
 		return;
 	}
-	fprintf(stderr, "dedup levels: %u groups kept %u of %u types in %.3f s, final pass the rest%s%s",
-		st->ngroups, st->nr_kept, st->nr_in, st->groups_secs,
+	fprintf(stderr, "dedup levels: %u groups kept %u of %u types in %.3f s, final pass the rest, "
+		"serial %.3f s%s%s",
+		st->ngroups, st->nr_kept, st->nr_in, st->groups_secs, st->serial_secs,
 		st->fallback ? "; FELL BACK to one level" : "",
 		st->conflicts ? " (conflicts)" : "");
 	fputc('\n', stderr);

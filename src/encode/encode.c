@@ -589,6 +589,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	t1 = clock_now();
 	st->read = t1 - t0;
 	err = pool_pipeline(jobs, nunits, r.nslots, convert_one, consume_one, &r);
+	st->serial = clock_now();	/* from here to dedup: one thread */
 	if (err) {
 		if (!d->code)
 			diag_err(d, -err, "%s: %s", belf_path(in->elf), strerror(-err));
@@ -640,6 +641,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	}
 	t2 = clock_now();
 	st->convert = t2 - t1;	/* conversion and the overlapping merge */
+	st->serial = st->read + (t2 - st->serial);
 	st->types_pre_dedup = encb_count(&r.out) - r.out.start_id;
 	if (!st->types_pre_dedup) {
 		err = diag_err(d, ENODATA, "%s: no types to encode (no C compile units with DWARF types)",
@@ -677,9 +679,11 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		goto out;
 	}
 	/* String offsets depended on which worker interned first: fix the order. */
+	t1 = clock_now();
 	if ((err = btf_strings_relayout(bt, d)))
 		goto out;
 	st->dedup = clock_now() - t2;
+	st->serial += st->ded.serial_secs + (clock_now() - t1);
 	*out = bt;
 	bt = NULL;
 out:

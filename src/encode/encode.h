@@ -94,6 +94,7 @@ struct enc_opts {
  */
 struct enc_stats {
 	double read, convert, merge, dedup, write;
+	double serial;			/* of read..dedup, the wall time of one-thread steps */
 	struct btf_dedup_stats ded;	/* dedup's phases (dedup also counts the string re-layout) */
 	uint64_t units, units_skipped, types_pre_dedup, funcs, vars;
 };

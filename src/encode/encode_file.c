@@ -24,6 +24,7 @@ int btf_encode_file(const char *path, const char *out_path, const struct btf *ba
 	t1 = clock_now();
 	err = btf_encode(&in, base, o, &btf, st, d);
 	st->read += t1 - t0;	/* btf_encode() starts the stats afresh */
+	st->serial += t1 - t0;
 	t1 = clock_now();
 	if (!err && o->distilled_base) {
 		/* .BTF becomes the split on the distilled base, which goes to .BTF.base. */

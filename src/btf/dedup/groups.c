@@ -721,7 +721,7 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 	struct btf_dedup_stats fst = { 0 };
 	struct dedup_ext x = { 0 };
 	struct btf *f = NULL;
-	double t0 = clock_now(), t;
+	double t0 = clock_now(), t = t0, ser = 0;	/* ser: wall of one-thread steps */
 	size_t nchunks = (c.n - c.s + CHUNK - 1) / CHUNK;
 	uint64_t conflicts = 0;
 	bool ok;
@@ -742,6 +742,7 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 			goto out;
 		}
 		err = pool_for(nt, nchunks, part_chunk, &c);
+		t = clock_now();	/* the cut: one thread */
 		if (!err)
 			err = part_cut(&c, per);
 	}
@@ -751,8 +752,12 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 	}
 	if (err)
 		goto out;
+	ser += clock_now() - (opts->unit_starts ? t0 : t);
+	t = clock_now();
 	if ((err = groups_strings(btf, opts, diag)))
 		goto out;
+	if (nt <= 2)	/* (the string phase runs on one thread then) */
+		ser += clock_now() - t;
 	fo.keep_strings = true;	/* from here on, as for the fallback */
 	if (!(c.pb = pb_new(NULL, opts, false, &err, diag)))
 		goto out;
@@ -811,7 +816,7 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 		st->nr_out = btf_type_count(btf) - c.s;
 		st->conflicts = conflicts;
 		/* one thread: the cut, the final pass's serial phases, the check */
-		st->serial_secs = fst.serial_secs + (clock_now() - t - (fst.secs[BTF_DEDUP_PH_PREP] +
+		st->serial_secs = ser + fst.serial_secs + (clock_now() - t - (fst.secs[BTF_DEDUP_PH_PREP] +
 				  fst.secs[BTF_DEDUP_PH_STRS] + fst.secs[BTF_DEDUP_PH_PRIM] +
 				  fst.secs[BTF_DEDUP_PH_STRUCT] + fst.secs[BTF_DEDUP_PH_FWD] +
 				  fst.secs[BTF_DEDUP_PH_REF] + fst.secs[BTF_DEDUP_PH_COMPACT]));

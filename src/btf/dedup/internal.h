@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * BTF deduplication (doc section 4), reproducing libbpf 1.1.2's btf__dedup()
- * byte for byte.  Phases, all over own ids in ascending order:
+ * BTF deduplication (doc section 4).  One run, dedup_run(), reproduces
+ * libbpf 1.1.2's btf__dedup() byte for byte.  Phases, all over own ids in
+ * ascending order:
  *
  *   0 prep      map[] init; base types become canonical table entries
  *   1 strings   unique strings in first-reference order (unless kept)
@@ -44,15 +45,35 @@
  * where phases 2-3 need them: no 8-byte-per-type array at the peak); the
  * string phase (counting, first reference per old offset, rewriting) and
  * compaction with id remapping run in parallel over chunks too.  Phases
- * 2-5 are sequential: every
+ * 2-5 of a run are sequential: every
  * decision there may depend on all earlier ones (the candidate order, the
- * FWD and struct mappings merged from each hypothetical map).  Chunk
+ * FWD and struct mappings merged from each hypothetical map); the two
+ * levels below run many of them at once.  Chunk
  * boundaries never depend on the thread count and every result lands in
  * a slot indexed by type id or string offset, so the output is identical
  * for any nr_threads.
  *
+ * Two levels (groups.c, docs/parallel-dedup.md): btf_dedup() of a BTF
+ * without base made of many units that repeat one another (the
+ * encoder's) cuts it into groups of whole units (>= 128k types, where no
+ * reference crosses but to an earlier INT/FLOAT, or from a DATASEC or
+ * FUNC_PROTO), runs dedup_run() on a copy of each group on the threads,
+ * and dedup_run() once more over what the groups kept, in input order:
+ * on vmlinux 268k of 4.35M types, a 0.045 s final pass where one run's
+ * serial phases took 0.45 s.  The result is libbpf's type graph (not its
+ * bytes) where libbpf's own choices do not depend on its order: every
+ * FWD and forward enum name has at most one definition, and no walk met
+ * a hypot-map conflict.  Both are checked on the result; if either
+ * fails, the input runs in one level.  Within that, a group merges only
+ * types libbpf's equivalence merges, which is then an equivalence
+ * compatible with the graph, so the groups' classes are pieces of
+ * libbpf's and the final pass joins them (each class's first type stays
+ * canonical).  The bytes depend on the input only: cuts from the
+ * references, serial runs, assembly by position.
+ *
  * Files (all include this header):
- *   dedup.c     the driver: btf_dedup(), phase 0 for the own types, stats
+ *   dedup.c     the driver: btf_dedup(), dedup_run(), phase 0 for the own types, stats
+ *   groups.c    the two levels: cuts, the groups' runs, assembly, the check
  *   table.c     the candidate table (libbpf's hashmap order) and u32 sets
  *   base.c      the prepared base, its flat image, the filtered base table
  *   strings.c   phase 1

@@ -5,6 +5,8 @@
 #    the module deduped alone, and (VAR/DATASEC aside) to the module's graph;
 #  - the encoder's pre-dedup BTF of vmlinux and all modules: levelled
 #    reference phase == serial, batch dedup on a prepared base == plain;
+#    vmlinux's in two levels (and vmlinux.btf x8 forced into them):
+#    libbpf's graph and type count, the same bytes for any -j;
 #  - then the long variants of tests/t_dedup.sh (8x vmlinux, all modules,
 #    btfcanon graph comparisons).
 set -u
@@ -58,15 +60,41 @@ echo "modules with duplicated VAR/DATASEC: $nv, graph differences: $bad"
 # the bytes of one plain dedup per module.
 if [ -f "$C/vmlinux" ]; then
 	"$BTFC" encode --no-dedup -j "$(nproc)" "$C/vmlinux" -o "$tmp/vmlinux.nd" || fails=$((fails+1))
-	"$BTFC" dedup -j1 --keep-strings --relayout-strings "$tmp/vmlinux.nd" -o "$tmp/v.full"
+	"$BTFC" dedup --exact -j1 --keep-strings --relayout-strings "$tmp/vmlinux.nd" -o "$tmp/v.full"
 	# 2.8M reference types in compile-unit order: levelled phase 5 (-j1, -j2) == serial
-	"$BTFC" dedup -j1 --keep-strings --relayout-strings --serial-refs "$tmp/vmlinux.nd" -o "$tmp/v.serial"
-	"$BTFC" dedup -j2 --keep-strings --relayout-strings "$tmp/vmlinux.nd" -o "$tmp/v.j2"
+	"$BTFC" dedup --exact -j1 --keep-strings --relayout-strings --serial-refs "$tmp/vmlinux.nd" -o "$tmp/v.serial"
+	"$BTFC" dedup --exact -j2 --keep-strings --relayout-strings "$tmp/vmlinux.nd" -o "$tmp/v.j2"
 	if cmp -s "$tmp/v.full" "$tmp/v.serial" && cmp -s "$tmp/v.full" "$tmp/v.j2"; then
 		echo "vmlinux: levelled reference phase (-j1, -j2) == serial (bytes)"
 	else echo "vmlinux: levelled reference phase DIFFERS from serial"; fails=$((fails+1)); fi
-	rm -f "$tmp/vmlinux.nd" "$tmp/v.full" "$tmp/v.serial" "$tmp/v.j2"
+	# The same input in two levels (the encoder's dedup): libbpf's graph and
+	# type count, the same bytes for -j1/-j2/-j5, and no fallback to one level
+	"$ORACLE" "$tmp/vmlinux.nd" "$tmp/v.lb" > /dev/null || fails=$((fails+1))
+	ok=1
+	for j in 1 2 5; do
+		"$BTFC" dedup -j$j --keep-strings --stats "$tmp/vmlinux.nd" -o "$tmp/v.two$j" 2> "$tmp/v.st$j" || ok=0
+		cmp -s "$tmp/v.two1" "$tmp/v.two$j" || ok=0
+	done
+	grep -q "^dedup levels: [0-9]* groups" "$tmp/v.st1" && ! grep -q "FELL BACK" "$tmp/v.st1" || ok=0
+	"$BTFC" diff -q "$tmp/v.two1" "$tmp/v.lb" > "$tmp/v.diff" || ok=0
+	if [ -f ../shared/tools/btfcanon.py ]; then
+		python3 ../shared/tools/btfcanon.py "$tmp/v.two1" "$tmp/v.lb" > /dev/null || ok=0
+	fi
+	echo "vmlinux in two levels: $(sed -n 's/^dedup levels: //p' "$tmp/v.st1"); $(cat "$tmp/v.diff")"
+	[ $ok = 1 ] || { echo "vmlinux in two levels: NOT libbpf's graph, or bytes depend on -j"; fails=$((fails+1)); }
+	rm -f "$tmp/vmlinux.nd" "$tmp/v.full" "$tmp/v.serial" "$tmp/v.j2" "$tmp/v.lb" "$tmp"/v.two*
 fi
+# vmlinux.btf x8 (one level by default: nothing for groups to do) forced
+# into groups of one copy each: libbpf's graph and type count
+x8=(); for i in 1 2 3 4 5 6 7 8; do x8+=("$V"); done
+"$BTFC" dedup --no-dedup "${x8[@]}" -o "$tmp/x8.in"
+"$ORACLE" "$tmp/x8.in" "$tmp/x8.lb" > /dev/null
+nv=$("$BTFC" dump "$V" | grep -c '^\[')
+if "$BTFC" dedup --group-types "$nv" --stats "$tmp/x8.in" -o "$tmp/x8.two" 2> "$tmp/x8.st" &&
+   grep -q "^dedup levels: 8 groups" "$tmp/x8.st" && "$BTFC" diff -q "$tmp/x8.two" "$tmp/x8.lb" > "$tmp/x8.diff"; then
+	echo "vmlinux.btf x8 in two levels (groups of one copy): $(cat "$tmp/x8.diff")"
+else echo "vmlinux.btf x8 in two levels: NOT libbpf's graph ($(cat "$tmp/x8.diff" "$tmp/x8.st" 2>/dev/null | tail -2))"; fails=$((fails+1)); fi
+rm -f "$tmp"/x8.*
 find "$C/pkg" -name '*.ko' | sort > "$tmp/kos.txt"
 if [ -s "$tmp/kos.txt" ]; then
 	mkdir -p "$tmp/nd" "$tmp/bA"

@@ -235,6 +235,16 @@ if C=$(BTFC_NO_FETCH=${BTFC_NO_FETCH:-} "$ROOT/scripts/corpus.sh" 2>/dev/null); 
 	[ $n = $k ] && pass "fast and slow decoding paths: $k modules the same bytes" ||
 		fail "fast vs slow decoding paths: $n of $k modules the same"
 	check "vmlinux graph equal to Debian's .BTF" equal "$WORK/vmlinux.btf" "$C/vmlinux.btf"
+	# dedup's two levels (groups of units on the threads): the same bytes
+	# for any thread count; groups are the input's, not the threads'
+	ok=1
+	for j in 1 5; do
+		"$BTFC" encode -j$j "$C/vmlinux" -o "$WORK/vmlinux-j$j.btf" && cmp -s "$WORK/vmlinux.btf" "$WORK/vmlinux-j$j.btf" || ok=0
+	done
+	"$BTFC" encode -j2 --stats "$C/vmlinux" -o "$WORK/vmlinux-st.btf" 2> "$WORK/vmlinux.stats" || ok=0
+	grep -q "^dedup levels: [0-9]* groups" "$WORK/vmlinux.stats" && ! grep -q "FELL BACK" "$WORK/vmlinux.stats" || ok=0
+	[ $ok = 1 ] && pass "vmlinux: dedup in two levels, the same bytes for -j1/-j2/-j5" ||
+		fail "vmlinux: two-level dedup missing, or bytes depend on -j"
 	# pahole 1.30/1.31's policies against their real output: t_modern.sh.
 
 	# decl_tag_kfuncs: the kfuncs of .BTF_ids set8 kfunc sets, and only those.

@@ -240,21 +240,23 @@ static int part_cut(struct groups *c, uint32_t per)
 }
 
 /*
- * Does anything pay for two levels?  The first group must repeat itself:
- * at least three times as many STRUCTs and UNIONs as distinct shapes among
- * them (a compiler's units: 10 to 1; deduplicated BTFs appended: one to
- * one per copy, and a group of two or three copies would only add work).
+ * Does anything pay for two levels?  The input's first per types must
+ * repeat themselves: at least three times as many STRUCTs and UNIONs as
+ * distinct shapes among them (a compiler's units: 10 to 1; deduplicated
+ * BTFs appended: one to one per copy, and a group of two or three copies
+ * would only add work).  Asked before the units are looked for.
  */
-static bool part_pays(const struct groups *c)
+static bool part_pays(const struct groups *c, uint32_t per)
 {
-	const struct group *g = &c->g[0];
 	struct u32set shapes = { 0 };
 	uint32_t id, n = 0;
 	bool pays;
 
-	for (id = g->a; id < g->b; id++) {
+	for (id = c->s; id < c->s + per; id++) {
 		const struct btf_type *t = orig_rec(c, id);
 
+		if (!btf_kind_known(btf_kind(t)))
+			break;
 		if (!btf_is_composite_kind(btf_kind(t)))
 			continue;
 		n++;
@@ -727,7 +729,7 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 	bool ok;
 	int err;
 
-	if (c.n - c.s < 2 * (uint64_t)per || !nchunks)
+	if (c.n - c.s < 2 * (uint64_t)per || !nchunks || (!opts->group_types && !part_pays(&c, per)))
 		return 1;
 	c.nt = nt;
 	if (opts->unit_starts) {
@@ -746,7 +748,7 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 		if (!err)
 			err = part_cut(&c, per);
 	}
-	if (err == -EINVAL || err == 1 || (!err && !opts->group_types && !part_pays(&c))) {
+	if (err == -EINVAL || err == 1) {
 		err = 1;	/* one level: it reports what is wrong, if anything */
 		goto out;
 	}

@@ -591,6 +591,61 @@ TEST(dedup_d22_d23_strings)
 	btf_free(b);
 }
 
+/*
+ * D24: the string phase leaves a section alone only when it is already
+ * what the phase makes (strs_canonical()): the same bytes either way.
+ * raw_strs: a BTF whose section is exactly "\0" + strs (NULs inside),
+ * with one INT per offset in refs (sizes 1, 2, 3... so none are equal).
+ */
+static struct btf *raw_strs(const char *strs, size_t len, const uint32_t *refs, size_t n)
+{
+	struct btf *b = btf_new(NULL);
+	uint32_t rec[4] = { 0, BTF_INFO_ENC(BTF_KIND_INT, 0, 0), 0, 32 };
+	size_t i;
+
+	if (!b || mem_grow((void **)&b->strs.data, &b->strs.cap, 1, len + 1))
+		return b;
+	memcpy(b->strs.data + 1, strs, len);
+	b->strs.len = len + 1;
+	for (i = 0; i < n; i++) {
+		rec[0] = refs[i];
+		rec[2] = (uint32_t)i + 1;
+		btf_add_raw(b, (struct btf_type *)rec, sizeof(rec));
+	}
+	return b;
+}
+
+TEST(dedup_d24_strings_canonical_or_not)
+{
+	static const uint32_t same[] = { 1, 3, 1 }, copy[] = { 1, 3 }, inside[] = { 1, 4 };
+	static const uint32_t tail[] = { 1 };
+	struct btf *b;
+
+	/* already canonical: kept as is */
+	REQUIRE((b = raw_strs("a\0bb", 5, same, 3)));
+	REQUIRE(run(b, "d24a", NULL) == 0);
+	CHECK_EQ_U(btf_strs_len(b), 6);
+	CHECK_EQ_U(btf_type_by_id(b, 2)->name_off, 3);
+	btf_free(b);
+	/* a second copy of "x", met second: both references on the first */
+	REQUIRE((b = raw_strs("x\0x", 4, copy, 2)));
+	REQUIRE(run(b, "d24b", NULL) == 0);
+	CHECK_EQ_U(btf_strs_len(b), 3);
+	CHECK_EQ_U(btf_type_by_id(b, 2)->name_off, 1);
+	btf_free(b);
+	/* a reference inside a string ("foo" in "barfoo"): appended on its own */
+	REQUIRE((b = raw_strs("barfoo", 7, inside, 2)));
+	REQUIRE(run(b, "d24c", NULL) == 0);
+	CHECK_EQ_U(btf_strs_len(b), 12);
+	CHECK_EQ_U(btf_type_by_id(b, 2)->name_off, 8);
+	btf_free(b);
+	/* a string nothing refers to, after the last one: dropped */
+	REQUIRE((b = raw_strs("a\0zz", 5, tail, 1)));
+	REQUIRE(run(b, "d24d", NULL) == 0);
+	CHECK_EQ_U(btf_strs_len(b), 3);
+	btf_free(b);
+}
+
 /* Ties: a FWD-only graph compatible with two canonical structs. */
 TEST(dedup_tie_between_two_canonicals)
 {

@@ -195,6 +195,114 @@ static void radix_sort64(uint64_t *v, uint64_t *tmp, size_t n, unsigned lo, unsi
 	}
 }
 
+/*
+ * Is the section already what the phase would make (BTF without base)?
+ * It is when, in type order, every reference is either to the string
+ * right after the last new one or to the start of one met before, no two
+ * referenced strings are equal, and nothing follows the last one: each
+ * string then keeps its offset.  A BTF written by libbpf's or btfc's
+ * dedup, or appended from such (btf_append() adds in first-reference
+ * order), usually is: one walk and one hash per string instead of
+ * re-laying out the section.
+ */
+struct canon {
+	const char *data;
+	uint32_t len, next;
+	uint64_t *seen;			/* string starts met */
+	uint32_t *slot, *hash;		/* offset + 1 by content */
+	size_t nslots, nused;
+};
+
+/* One reference r: 1 canonical so far, 0 not, -ENOMEM. */
+static int canon_ref(struct canon *c, uint32_t r)
+{
+	const char *str;
+	size_t n, j;
+	uint32_t h;
+
+	if (r < c->next)	/* a string met before, not inside one */
+		return (int)(c->seen[r / 64] >> (r % 64) & 1);
+	if (r > c->next || r >= c->len)
+		return 0;	/* skips a string (or invalid: the full phase says so) */
+	str = c->data + r;
+	n = strnlen(str, c->len - r);
+	if (n == c->len - r)
+		return 0;
+	h = strset_hash(str, n);
+	for (j = h & (c->nslots - 1); c->slot[j]; j = (j + 1) & (c->nslots - 1))
+		if (c->hash[j] == h && !strcmp(c->data + c->slot[j] - 1, str))
+			return 0;	/* a copy of one met before */
+	c->slot[j] = r + 1;
+	c->hash[j] = h;
+	if (++c->nused * 2 > c->nslots) {	/* rare: the first estimate is generous */
+		size_t ns = c->nslots * 2, i;
+		uint32_t *s2 = mem_array(ns, sizeof(*s2));
+		uint32_t *h2 = mem_alloc(ns * sizeof(*h2));
+
+		if (!s2 || !h2) {
+			mem_free(s2);
+			mem_free(h2);
+			return -ENOMEM;
+		}
+		for (i = 0; i < c->nslots; i++) {
+			if (!c->slot[i])
+				continue;
+			for (j = c->hash[i] & (ns - 1); s2[j]; j = (j + 1) & (ns - 1))
+				;
+			s2[j] = c->slot[i];
+			h2[j] = c->hash[i];
+		}
+		mem_free(c->slot);
+		mem_free(c->hash);
+		c->slot = s2;
+		c->hash = h2;
+		c->nslots = ns;
+	}
+	c->seen[r / 64] |= 1ull << (r % 64);
+	c->next = r + (uint32_t)n + 1;
+	return 1;
+}
+
+/* 1 yes, 0 no (invalid input included: the full phase reports it), -ENOMEM. */
+static int strs_canonical(struct dedup *d)
+{
+	const struct btf *btf = d->btf;
+	struct canon c = { .data = btf->strs.data, .len = (uint32_t)btf->strs.len, .next = 1,
+			   .nslots = 1024 };
+	uint32_t id;
+	int ret = -ENOMEM;
+
+	if (btf->base || !c.len || c.data[0])
+		return 0;
+	while (c.nslots < (size_t)c.len / 8)	/* some 10 bytes a string */
+		c.nslots *= 2;
+	c.seen = mem_array((c.len + 63) / 64, sizeof(*c.seen));
+	c.slot = mem_array(c.nslots, sizeof(*c.slot));
+	c.hash = mem_alloc(c.nslots * sizeof(*c.hash));
+	if (!c.seen || !c.slot || !c.hash)
+		goto out;
+	for (id = d->start_id, ret = 1; id < d->nr_all && ret == 1; id++) {
+		const uint32_t *w = (const uint32_t *)own_rec(d->btf, id);
+		unsigned first, stride, count, i;
+
+		if (str_layout((const struct btf_type *)w, &first, &stride, &count))
+			ret = 0;
+		for (i = 0; i <= count && ret == 1; i++) {
+			uint32_t r = i ? w[first + (i - 1) * stride] : w[0];
+
+			if (r)
+				ret = canon_ref(&c, r);
+		}
+	}
+	if (ret == 1)
+		ret = c.next == c.len;
+out:
+	mem_free(c.seen);
+	mem_free(c.slot);
+	mem_free(c.hash);
+	return ret;
+}
+
 int dedup_strings(struct dedup *d)
 {
 	struct btf *btf = d->btf;
@@ -211,7 +319,10 @@ int dedup_strings(struct dedup *d)
 
 	if (d->opts->keep_strings || d->nr_all == d->start_id)
 		return 0;
+	if ((err = strs_canonical(d)) == 1)
+		return 0;
 	memset(lbs, 0, sizeof(lbs));
+	err = 0;
 	c.nchunks = (d->nr_all - d->start_id + CHUNK - 1) / CHUNK;
 	c.chunk_refs = mem_array(c.nchunks, sizeof(*c.chunk_refs));
 	c.first = mem_array((size_t)len + 1, sizeof(*c.first));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The kernel's BTF checks (doc section 3, kernel/bpf/btf.c), on a raw blob.
+ * The kernel's BTF checks (docs/btf.md 3, kernel/bpf/btf.c), on a raw blob.
  *
  * Kernel mode = what the kernel runs on vmlinux and module BTF: header and
  * section tiling (3.1), string section (3.2), per-type meta checks (3.3),

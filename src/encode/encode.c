@@ -250,7 +250,7 @@ static int convert_one(void *p, unsigned worker, size_t i)
  */
 /*
  * Rewrite a copied record's type ids through the unit's id map: the
- * fields of doc section 1.7, from the kind table, specialised per kind
+ * fields of docs/btf.md 1.7, from the kind table, specialised per kind
  * (this runs for every record of every unit, and the generic iterator
  * costs twice as much).
  */

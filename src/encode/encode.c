@@ -519,6 +519,18 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	r.d = d;
 	if ((err = syms_load(&syms, in->elf, o, d)))
 		goto out;
+	if (o->verbose && o->log) {
+		const char *first;
+		size_t n = belf_skipped_relocs(in->elf, &first);
+		char line[400];
+
+		if (n) {
+			snprintf(line, sizeof(line),
+				 "%s: %zu relocation(s) of location or range lists left unapplied (first: %s)",
+				 belf_path(in->elf), n, first);
+			o->log(o->log_ctx, line);
+		}
+	}
 	if (many_units)		/* decoded and copied: their pages go until a name is read */
 		belf_drop_syms(in->elf);
 	r.out = btf_new(base);

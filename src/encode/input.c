@@ -9,9 +9,11 @@
 
 int dwarf_sections_load(struct belf *e, struct dw_sections *s, struct diag *d)
 {
+	/* lenient: lists only 1.30+ reads, for parameters' registers: a skipped relocation there is noted */
 	static const struct {
 		const char *name;
 		size_t off;
+		bool lenient;
 	} secs[] = {
 		{ ".debug_info", offsetof(struct dw_sections, info) },
 		{ ".debug_abbrev", offsetof(struct dw_sections, abbrev) },
@@ -19,10 +21,10 @@ int dwarf_sections_load(struct belf *e, struct dw_sections *s, struct diag *d)
 		{ ".debug_line_str", offsetof(struct dw_sections, line_str) },
 		{ ".debug_str_offsets", offsetof(struct dw_sections, str_offsets) },
 		{ ".debug_addr", offsetof(struct dw_sections, addr) },
-		{ ".debug_rnglists", offsetof(struct dw_sections, rnglists) },
-		{ ".debug_loclists", offsetof(struct dw_sections, loclists) },
-		{ ".debug_loc", offsetof(struct dw_sections, loc) },
-		{ ".debug_ranges", offsetof(struct dw_sections, ranges) },
+		{ ".debug_rnglists", offsetof(struct dw_sections, rnglists), true },
+		{ ".debug_loclists", offsetof(struct dw_sections, loclists), true },
+		{ ".debug_loc", offsetof(struct dw_sections, loc), true },
+		{ ".debug_ranges", offsetof(struct dw_sections, ranges), true },
 		{ ".debug_types", offsetof(struct dw_sections, types) },
 	};
 	size_t i;

@@ -1313,6 +1313,25 @@ static int scan_unit_die_at(const struct dw_file *f, struct dw_unit *u, const ui
 		a = dw_attr(die, DW_AT_low_pc);
 		if (a && a->cls == DW_CL_ADDR)
 			u->low_pc = a->u;
+		/* DWARF 4 has no unit types: a dwz partial unit is known by its tag */
+		if (die->tag == DW_TAG_partial_unit && u->unit_type == DW_UT_compile)
+			u->unit_type = DW_UT_partial;
+		/* split DWARF: the skeleton's .dwo (DWARF 5, and GNU's DWARF 4 extension) */
+		a = dw_attr(die, DW_AT_dwo_name);
+		if (!a)
+			a = dw_attr(die, DW_AT_GNU_dwo_name);
+		if (a && a->cls == DW_CL_STRING)
+			u->dwo_name = copy_str_at(a->str, start, end, map);
+		a = dw_attr(die, DW_AT_comp_dir);
+		if (a && a->cls == DW_CL_STRING)
+			u->comp_dir = copy_str_at(a->str, start, end, map);
+		a = dw_attr(die, DW_AT_GNU_dwo_id);
+		if (a && a->cls == DW_CL_CONST && u->version < 5) {
+			u->dwo_id = a->u;
+			u->has_dwo_id = true;
+		}
+		if (u->version >= 5 && (u->unit_type == DW_UT_skeleton || u->unit_type == DW_UT_split_compile))
+			u->has_dwo_id = true;
 	}
 	mem_free(die);
 	return r < 0 ? r : 0;

@@ -90,6 +90,8 @@ struct dw_unit {
 	uint64_t str_offsets_base, addr_base, rnglists_base, loclists_base, low_pc;
 	uint32_t lang;
 	const char *name, *producer;
+	const char *dwo_name, *comp_dir;	/* split DWARF: a skeleton's .dwo, its directory */
+	bool has_dwo_id;	/* dwo_id is set: a skeleton or split unit (DWARF 5 header, GNU's DW_AT_GNU_dwo_id) */
 	uint32_t index;		/* position among the file's units */
 };
 

@@ -55,6 +55,7 @@ static const uint16_t other_attrs[] = {
 	DW_AT_high_pc, DW_AT_language, DW_AT_producer, DW_AT_lower_bound, DW_AT_upper_bound,
 	DW_AT_abstract_origin, DW_AT_count, DW_AT_declaration, DW_AT_encoding, DW_AT_external,
 	DW_AT_specification, DW_AT_ranges, DW_AT_alignment, DW_AT_linkage_name, DW_AT_artificial,
+	DW_AT_signature, DW_AT_import,
 };
 
 /* The filter: other_attrs and the leaves' attributes. */
@@ -127,6 +128,7 @@ void enc_worker_free(struct enc_worker *w)
 	mem_free(w->vars);
 	mem_free(w->tags);
 	mem_free(w->unexp_origins);
+	mem_free(w->imports);
 	mem_free(w->packed);
 	mem_free(w->count);
 	mem_free(w->open);
@@ -328,6 +330,63 @@ static __attribute__((noinline)) bool map_find_hash(const struct refmap *m, uint
 /* Stored values: local id + 1 (void is 1); 0 marks an alias DIE. */
 #define MAP_VOID 1u
 
+/*
+ * The DIE a type signature names (DW_FORM_ref_sig8: a type unit's type).
+ * One no type unit defines is remembered, the first of the unit, and
+ * fails the unit after the walk (enc_convert_unit): never void, never an
+ * empty struct.
+ */
+uint64_t enc_sig(struct enc_worker *w, uint64_t die_off, uint64_t sig)
+{
+	uint64_t r = dw_sig_lookup(w->ctx->in->dw, sig);
+
+	if (!r && !w->badsig_set) {
+		w->badsig_set = true;
+		w->badsig_die = die_off;
+		w->badsig = sig;
+	}
+	return r;
+}
+
+/* The unit's error for a signature no type unit defines (enc_sig()). */
+static int badsig_err(struct enc_worker *w)
+{
+	uint64_t off = w->badsig_die;
+
+	return diag_err(w->d, ENOENT,
+			"%s: %sDIE 0x%llx: type signature 0x%016llx names no type unit in this file",
+			dw_file_path(w->ctx->in->dw),
+			off & DW_REF_ALT ? "alternate file's " : off & DW_REF_TYPES ? ".debug_types " : "",
+			(unsigned long long)DW_REF_OFF(off), (unsigned long long)w->badsig);
+}
+
+/* dw_ref() with enc_sig()'s check of signatures. */
+uint64_t enc_ref(struct enc_worker *w, const struct dw_die *die, unsigned at)
+{
+	const struct dw_attr *a = dw_attr(die, at);
+
+	if (!a)
+		return 0;
+	if (a->cls == DW_CL_REF)
+		return a->u;
+	return a->cls == DW_CL_SIG ? enc_sig(w, die->off, a->u) : 0;
+}
+
+/*
+ * What an alias DIE stands for: its DW_AT_signature's type (a
+ * declaration standing for a type unit's type), else its DW_AT_type.
+ */
+static uint64_t alias_target(struct enc_worker *w, const struct dw_die *die)
+{
+	const struct dw_attr *a = dw_attr(die, DW_AT_signature);
+
+	if (a && a->cls == DW_CL_SIG)
+		return enc_sig(w, die->off, a->u);
+	if (a && a->cls == DW_CL_REF)
+		return a->u;
+	return enc_ref(w, die, DW_AT_type);
+}
+
 /* ---- pass 1: DIEs -> IR ---- */
 
 static struct ir_type *new_type(struct enc_worker *w, const struct dw_die *die, enum ir_kind k)
@@ -342,7 +401,7 @@ static struct ir_type *new_type(struct enc_worker *w, const struct dw_die *die, 
 	t->die = die->off;
 	t->tag = -1;
 	t->name = dw_name(die);
-	t->ref = dw_ref(w->ctx->in->dw, die, DW_AT_type);
+	t->ref = enc_ref(w, die, DW_AT_type);
 	if (map_put(&w->map, die->off, (uint32_t)w->ntypes + 2))
 		return NULL;
 	w->ntypes++;
@@ -513,7 +572,7 @@ static int add_member(struct enc_worker *w, uint32_t parent, const struct dw_die
 	w->types[parent].nmemb++;
 	c->name = m->name;
 	if (m->type)
-		c->ref = m->type->cls == DW_CL_SIG ? dw_sig_lookup(w->ctx->in->dw, m->type->u)
+		c->ref = m->type->cls == DW_CL_SIG ? enc_sig(w, die->off, m->type->u)
 		       : m->type->cls == DW_CL_REF ? m->type->u : 0;
 	if (const_val(m->bit_size, &v))
 		c->bit_size = (uint32_t)v;
@@ -596,7 +655,7 @@ static int add_param(struct enc_worker *w, uint32_t parent, const struct dw_die 
 	if (die->tag == DW_TAG_formal_parameter) {
 		c->die = die->off;
 		c->name = dw_name(die);
-		c->ref = dw_ref(w->ctx->in->dw, die, DW_AT_type);
+		c->ref = enc_ref(w, die, DW_AT_type);
 		if (func && w->ctx->o->compat != ENC_COMPAT_124 &&
 		    enc_param_modern(w, c, die, w->funcs[parent].nparams))
 			return -ENOMEM;
@@ -687,6 +746,38 @@ static int add_annotation(struct enc_worker *w, const struct dw_die *die, int pk
 	return 0;
 }
 
+/*
+ * DW_TAG_imported_unit (dwz): the partial unit it names, in this file or
+ * the alternate one, is part of this unit; walked after it
+ * (walk_imports()), each once.
+ */
+static int add_import(struct enc_worker *w, const struct dw_die *die)
+{
+	const struct dw_attr *a = dw_attr(die, DW_AT_import);
+	size_t i;
+
+	if (!a || a->cls != DW_CL_REF)
+		return 0;
+	for (i = 0; i < w->nimports; i++)
+		if (w->imports[i] == a->u)
+			return 0;
+	if (VEC_RESERVE(w->imports, w->imports_cap, w->nimports + 1))
+		return -ENOMEM;
+	w->imports[w->nimports++] = a->u;
+	return 0;
+}
+
+/*
+ * A type DIE that only names a type unit's type by DW_AT_signature (gcc
+ * -fdebug-types-section leaves such a declaration where the type was): an
+ * alias of that type, which comes in through the reference.
+ */
+static int sig_alias(struct enc_worker *w, const struct dw_die *die)
+{
+	alias_target(w, die);	/* an unknown signature fails the unit */
+	return map_put(&w->map, die->off, 0);
+}
+
 static bool is_float_name_ok(unsigned enc)
 {
 	return enc == DW_ATE_float;
@@ -739,7 +830,6 @@ static const uint8_t tag_class[0x50] = {
 	[DW_TAG_dwarf_procedure] = TAG_HEADER,
 	[DW_TAG_imported_declaration] = TAG_HEADER,
 	[DW_TAG_imported_module] = TAG_HEADER,
-	[DW_TAG_imported_unit] = TAG_HEADER,
 	[DW_TAG_inlined_subroutine] = TAG_SKIP_SUBTREE,
 	[DW_TAG_call_site] = TAG_SKIP_SUBTREE,
 };
@@ -857,9 +947,13 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 		return map_put(&w->map, die->off, 0);	/* 0 = alias, see resolve() */
 	case DW_TAG_unspecified_type:
 		return map_put(&w->map, die->off, MAP_VOID);
+	case DW_TAG_imported_unit:
+		return add_import(w, die);
 	case DW_TAG_structure_type:
 	case DW_TAG_class_type:
 	case DW_TAG_union_type:
+		if (unlikely(dw_attr(die, DW_AT_signature)))
+			return sig_alias(w, die);
 		if (dw_flag(die, DW_AT_declaration)) {
 			t = new_type(w, die, IR_FWD);
 			if (t)
@@ -873,6 +967,8 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 		}
 		break;
 	case DW_TAG_enumeration_type:
+		if (unlikely(dw_attr(die, DW_AT_signature)))
+			return sig_alias(w, die);
 		t = new_type(w, die, IR_ENUM);
 		if (t) {
 			if (!dw_udata(die, DW_AT_byte_size, &t->size) || !t->size)
@@ -926,7 +1022,7 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 		memset(f, 0, sizeof(*f));
 		f->name = dw_name(die);
 		f->die = die->off;
-		f->ret = dw_ref(w->ctx->in->dw, die, DW_AT_type);
+		f->ret = enc_ref(w, die, DW_AT_type);
 		f->declaration = dw_flag(die, DW_AT_declaration);
 		f->external = dw_flag(die, DW_AT_external);
 		f->named_params = true;
@@ -946,7 +1042,7 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 			memset(var, 0, sizeof(*var));
 			var->name = dw_name(die);
 			var->die = die->off;
-			var->type = dw_ref(w->ctx->in->dw, die, DW_AT_type);
+			var->type = enc_ref(w, die, DW_AT_type);
 			var->spec = dw_ref(w->ctx->in->dw, die, DW_AT_specification);
 			var->declaration = dw_flag(die, DW_AT_declaration);
 			var->external = dw_flag(die, DW_AT_external);
@@ -1086,6 +1182,37 @@ static int walk(struct enc_worker *w, struct dw_cursor *c, int stop_depth)
 	return r < 0 ? r : 0;
 }
 
+/*
+ * The partial units this unit imports, and those they import, as if their
+ * DIEs were the unit's own: dwz moved them out of the units that had them,
+ * and types no function reaches would otherwise be lost.  A reference to
+ * a DIE there finds it in the map, so it is recorded once.
+ */
+static int walk_imports(struct enc_worker *w)
+{
+	const struct dw_file *dw = w->ctx->in->dw;
+	size_t i;
+	int r;
+
+	for (i = 0; i < w->nimports; i++) {
+		const struct dw_unit *u = dw_unit_of(dw, w->imports[i]);
+		struct dw_cursor c;
+
+		if (!u || u->in_types || DW_REF_OFF(w->imports[i]) != u->die_off)
+			return diag_err(w->d, EINVAL,
+					"%s: unit 0x%llx: DW_TAG_imported_unit names 0x%llx%s, not a unit",
+					dw_file_path(dw), (unsigned long long)w->unit->off,
+					(unsigned long long)DW_REF_OFF(w->imports[i]),
+					w->imports[i] & DW_REF_ALT ? " of the alternate file" : "");
+		if (u->unit_type != DW_UT_partial)
+			continue;	/* a compile unit is converted on its own */
+		if ((r = dw_cursor_init(&c, dw, u, w->d)) || (r = set_open(w, 0, OPEN_NONE, -1)) ||
+		    (r = walk(w, &c, 0)))
+			return r;
+	}
+	return 0;
+}
+
 /* Pull a DIE outside this unit (ref_addr, type unit, dwz) into the IR. */
 static int import_foreign(struct enc_worker *w, uint64_t ref)
 {
@@ -1127,10 +1254,12 @@ int enc_resolve(struct enc_worker *w, uint64_t ref, uint32_t *id)
 			if (!die)
 				return -ENOMEM;
 			r = dw_die_at(w->ctx->in->dw, ref, die, w->d);
-			ref = r ? 0 : dw_ref(w->ctx->in->dw, die, DW_AT_type);
+			ref = r ? 0 : alias_target(w, die);
 			mem_free(die);
 			if (r)
 				return r;
+			if (w->badsig_set)
+				return badsig_err(w);
 			continue;
 		}
 		if ((r = import_foreign(w, ref)) < 0)
@@ -1286,9 +1415,17 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 	w->last_parent = UINT32_MAX;
 	w->resolved_types = w->resolved_kids = 0;
 	w->int_type = -1;
-	if (u->in_types || u->unit_type == DW_UT_type || u->unit_type == DW_UT_partial ||
-	    u->unit_type == DW_UT_split_type || lang_excluded(ctx->o, u->lang)) {
-		/* Type and partial units are read through references only. */
+	w->badsig_set = false;
+	w->nimports = 0;
+	/*
+	 * A type unit is converted like a compile unit: the types gcc moved
+	 * there (-fdebug-types-section) are the ones the compile units had,
+	 * and some are referenced only from DIEs no walk decodes (a local
+	 * variable's type).  Dedup merges them with the copies references
+	 * pulled into the compile units.  Partial units (dwz) are walked
+	 * where they are imported (DW_TAG_imported_unit).
+	 */
+	if (u->unit_type == DW_UT_partial || lang_excluded(ctx->o, u->lang)) {
 		frag->skipped = true;
 		return 0;
 	}
@@ -1301,7 +1438,8 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 	/* the copy lives with the fragment: inline names point into it until merged */
 	if ((err = dw_cursor_init_copy(&c, ctx->in->dw, u, &frag->ubuf, &frag->ubuf_cap, w->d)))
 		goto fail;
-	if ((err = set_open(w, 0, OPEN_NONE, -1)) || (err = walk(w, &c, 0)))
+	if ((err = set_open(w, 0, OPEN_NONE, -1)) || (err = walk(w, &c, 0)) ||
+	    (err = walk_imports(w)))
 		goto fail;
 	enc_select_funcs(w);
 	if (w->nunexp)
@@ -1309,6 +1447,10 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 	if ((err = resolve_all(w)) || (err = enc_select_vars(w)) || (err = resolve_all(w)) ||
 	    (err = group_children(w)))
 		goto fail;
+	if (w->badsig_set) {
+		err = badsig_err(w);
+		goto fail;
+	}
 
 	if ((err = enc_emit_unit(w)))
 		goto fail;

@@ -32,41 +32,116 @@ int dwarf_sections_load(struct belf *e, struct dw_sections *s, struct diag *d)
 
 	memset(s, 0, sizeof(*s));
 	for (i = 0; i < ARRAY_SIZE(secs); i++)
-		if ((err = belf_debug(e, secs[i].name, (struct bslice *)((char *)s + secs[i].off), d)))
+		if ((err = belf_debug_opt(e, secs[i].name, secs[i].lenient ? BELF_DEBUG_LENIENT : 0,
+					  (struct bslice *)((char *)s + secs[i].off), d)))
 			return err;
 	return 0;
 }
 
-/* .gnu_debugaltlink: a NUL-terminated path, then the build-id. */
+/*
+ * The paths an alternate file's name may be found at, in order: as named
+ * (relative names against the directory of path); for an absolute name
+ * under /usr/lib/debug, the same under the tree path is in (a debug
+ * package unpacked elsewhere: path .../usr/lib/debug/...); and by
+ * build-id, .build-id/xx/rest.debug under that debug directory (or
+ * /usr/lib/debug).  Each into a fresh string in cands[]; how many.
+ */
+#define ALT_CANDS 3
+static size_t alt_candidates(const char *path, const char *name, const uint8_t *id, size_t idlen,
+			     char *cands[ALT_CANDS])
+{
+	static const char debugdir[] = "/usr/lib/debug/";
+	const char *slash = strrchr(path, '/'), *root = strstr(path, debugdir);
+	size_t n = 0, rootlen = root ? (size_t)(root - path) : 0, len, i;
+	char *c;
+
+	len = strlen(name) + (slash ? (size_t)(slash - path) : 0) + 2;
+	if ((c = mem_alloc(len))) {
+		if (name[0] == '/' || !slash)
+			snprintf(c, len, "%s", name);
+		else
+			snprintf(c, len, "%.*s/%s", (int)(slash - path), path, name);
+		cands[n++] = c;
+	}
+	if (root && !strncmp(name, debugdir, sizeof(debugdir) - 1) && rootlen) {
+		len = rootlen + strlen(name) + 1;
+		if ((c = mem_alloc(len))) {
+			snprintf(c, len, "%.*s%s", (int)rootlen, path, name);
+			cands[n++] = c;
+		}
+	}
+	if (idlen >= 2 && idlen <= 64) {
+		len = rootlen + sizeof(debugdir) + sizeof(".build-id/") + 2 * idlen + sizeof(".debug") + 2;
+		if ((c = mem_alloc(len))) {
+			size_t k = (size_t)snprintf(c, len, "%.*s%s.build-id/%02x/", (int)rootlen,
+						    root ? path : "", debugdir, id[0]);
+
+			for (i = 1; i < idlen && k + 3 < len; i++)
+				k += (size_t)snprintf(c + k, len - k, "%02x", id[i]);
+			snprintf(c + k, len - k, ".debug");
+			cands[n++] = c;
+		}
+	}
+	return n;
+}
+
+/*
+ * The dwz alternate file: .gnu_debugaltlink (a NUL-terminated path, then
+ * the build-id) or DWARF 5's .debug_sup (version 5, is_supplementary 0,
+ * the path, a ULEB128 checksum length and the checksum).
+ */
 static int open_alt(struct dwarf_input *in, const char *path, unsigned jobs, struct diag *d)
 {
-	size_t idx = belf_find(in->elf, ".gnu_debugaltlink");
+	size_t idx = belf_find(in->elf, ".gnu_debugaltlink"), n = 0, i, tried = 0;
+	const char *what = ".gnu_debugaltlink", *name;
+	const uint8_t *id = NULL;
+	char *cands[ALT_CANDS], msg[600];
 	struct dw_sections s;
 	struct bslice raw;
-	const char *name, *slash;
-	size_t n;
+	size_t idlen = 0, namelen;
 	int err;
 
+	if (!idx) {
+		idx = belf_find(in->elf, ".debug_sup");
+		what = ".debug_sup";
+	}
 	if (!idx)
 		return 0;
 	if ((err = belf_raw(in->elf, idx, &raw, d)))
 		return err;
-	if (!raw.len || !memchr(raw.p, 0, raw.len))
-		return diag_err(d, EINVAL, "%s: malformed .gnu_debugaltlink section", path);
-	name = (const char *)raw.p;
-	slash = strrchr(path, '/');
-	n = strlen(name) + (slash ? (size_t)(slash - path) : 0) + 2;
-	in->alt_path = mem_alloc(n);
+	if (idx == belf_find(in->elf, ".debug_sup")) {
+		if (raw.len < 4 || raw.p[2] != 0 || !memchr(raw.p + 3, 0, raw.len - 3))
+			return diag_err(d, EINVAL, "%s: malformed .debug_sup section", path);
+		name = (const char *)raw.p + 3;
+		if (!name[0])
+			return 0;	/* this is the supplementary file itself, or names none */
+	} else {
+		if (!raw.len || !memchr(raw.p, 0, raw.len))
+			return diag_err(d, EINVAL, "%s: malformed .gnu_debugaltlink section", path);
+		name = (const char *)raw.p;
+		namelen = strlen(name) + 1;
+		id = raw.p + namelen;
+		idlen = raw.len - namelen;
+	}
+	n = alt_candidates(path, name, id, idlen, cands);
+	for (i = 0; i < n && !in->alt_path; i++)
+		if (!access(cands[i], R_OK)) {
+			in->alt_path = cands[i];
+			cands[i] = NULL;
+		}
+	msg[0] = 0;
+	for (i = 0; i < n; i++) {
+		if (cands[i] && !in->alt_path) {
+			size_t k = strlen(msg);
+
+			snprintf(msg + k, sizeof(msg) - k, "%s'%s'", tried++ ? ", " : "", cands[i]);
+		}
+		mem_free(cands[i]);
+	}
 	if (!in->alt_path)
-		return diag_err(d, ENOMEM, "out of memory");
-	if (name[0] == '/' || !slash)
-		snprintf(in->alt_path, n, "%s", name);
-	else
-		snprintf(in->alt_path, n, "%.*s/%s", (int)(slash - path), path, name);
-	if (access(in->alt_path, R_OK))
-		return diag_err(d, ENOENT,
-				"%s: the dwz alternate file '%s' named by .gnu_debugaltlink is missing",
-				path, in->alt_path);
+		return diag_err(d, n ? ENOENT : ENOMEM,
+				"%s: the dwz alternate file '%s' named by %s is missing (tried %s)",
+				path, name, what, msg);
 	if ((err = belf_open(&in->alt_elf, in->alt_path, d)) ||
 	    (err = dwarf_sections_load(in->alt_elf, &s, d)) ||
 	    (err = dw_file_open(&in->alt, in->alt_path, &s, belf_big_endian(in->alt_elf), NULL, jobs, d)))
@@ -88,8 +163,17 @@ int dwarf_input_open(struct dwarf_input *in, const char *path, unsigned jobs, st
 	int err;
 
 	memset(in, 0, sizeof(*in));
-	if ((err = belf_open(&in->elf, path, d)) || (err = dwarf_sections_load(in->elf, &s, d)) ||
-	    (err = open_alt(in, path, jobs, d))) {
+	if ((err = belf_open(&in->elf, path, d)) || (err = dwarf_sections_load(in->elf, &s, d))) {
+		dwarf_input_close(in);
+		return err;
+	}
+	/* no DWARF: said as such, before looking for a dwz file it would need */
+	if (!s.info.len && !s.types.len) {
+		dwarf_input_close(in);
+		return diag_err(d, ENODATA, "%s: no DWARF debug info (.debug_info is missing or empty)",
+				path);
+	}
+	if ((err = open_alt(in, path, jobs, d))) {
 		dwarf_input_close(in);
 		return err;
 	}

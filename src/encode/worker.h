@@ -179,6 +179,12 @@ struct enc_worker {
 	const struct dw_unit *unit;
 	struct cu_frag *frag;
 	int64_t int_type;	/* IR index of the unit's "int", or -1 */
+	/* Partial units the unit imports (DW_TAG_imported_unit): unit DIE references. */
+	uint64_t *imports;
+	size_t nimports, imports_cap;
+	/* The first type signature no type unit defines (enc_sig()): fails the unit. */
+	bool badsig_set;
+	uint64_t badsig_die, badsig;
 	struct diag *d;
 };
 
@@ -194,6 +200,10 @@ enum { OPEN_NONE = -1, OPEN_TYPE = 0, OPEN_FUNC = 1, OPEN_MEMBER = 2, OPEN_PARAM
 void enc_note(struct enc_worker *w, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* Local id for a DWARF type reference; pulls foreign DIEs in. */
 int enc_resolve(struct enc_worker *w, uint64_t ref, uint32_t *id);
+/* The DIE a type signature names; 0, and the unit fails, when no type unit does. */
+uint64_t enc_sig(struct enc_worker *w, uint64_t die_off, uint64_t sig);
+/* A reference attribute of die (0 if absent), signatures through enc_sig(). */
+uint64_t enc_ref(struct enc_worker *w, const struct dw_die *die, unsigned at);
 
 /* ---- select.c: which functions and variables (pahole's policies) ---- */
 

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Every DWARF producer (issue #40; docs/producers.md): fixtures built here
+# with gcc and clang in the shapes real distributions ship -- type units,
+# dwz (one file and -m, DWARF 4 and 5), split DWARF (.dwo, .dwp),
+# relocations of TLS and PIC code, -m32, C++, LTO -- each encode
+# graph-EQUAL to the same source built without the feature (or to pahole
+# 1.24 where it is the reference), and every output passing
+# `btfc verify --strict`.
+. "$(dirname "$0")/lib.sh"
+SRC=$ROOT/tests/fixtures/types.c
+have gcc || { skip "gcc not installed: no producer fixtures"; exit 0; }
+CCS=gcc; have clang && CCS="gcc clang"
+
+# enc NAME FILE OUT [ARGS]: encode and verify --strict.
+enc() {
+	local name=$1 f=$2 out=$3; shift 3
+	if "$BTFC" encode "$@" "$f" -o "$out" > "$WORK/enc.out" 2>&1 &&
+	   "$BTFC" verify --strict "$out" >> "$WORK/enc.out" 2>&1; then return 0; fi
+	fail "$name: encode + verify --strict"; sed 's/^/      /' "$WORK/enc.out" | head -5
+	return 1
+}
+# same NAME A_FILE B_FILE [ARGS]: both encode and verify, graph-EQUAL.
+same() {
+	local name=$1 a=$2 b=$3; shift 3
+	enc "$name" "$a" "$WORK/same-a.btf" "$@" && enc "$name" "$b" "$WORK/same-b.btf" "$@" &&
+		check "$name" "$BTFC" diff -q "$WORK/same-a.btf" "$WORK/same-b.btf"
+}
+
+# ---- type units: -fdebug-types-section, DWARF 4 (.debug_types) and 5 (DW_UT_type)
+for cc in $CCS; do
+	for g in 4 5; do
+		for k in o so; do
+			fl="-c"; [ $k = so ] && fl="-shared -fPIC"
+			$cc -gdwarf-$g -O2 -DPAHOLE_SAFE $fl "$SRC" -o "$WORK/tp-$cc$g.$k" &&
+			$cc -gdwarf-$g -O2 -DPAHOLE_SAFE -fdebug-types-section $fl "$SRC" -o "$WORK/tt-$cc$g.$k" ||
+				{ fail "compile type units $cc g$g $k"; continue; }
+			same "type units equal plain: $cc g$g $k" "$WORK/tp-$cc$g.$k" "$WORK/tt-$cc$g.$k"
+		done
+	done
+done
+# Many units (a kernel-sized input's paths: the direct reference map,
+# a string section seeded from .debug_str): 70 units, all with type units.
+for i in $(seq 1 70); do
+	printf '#include "%s"\nint use_%d(struct bits *b, union u *x) { return b->a + x->i + %d; }\n' \
+		"$SRC" "$i" "$i" > "$WORK/mu$i.c"
+done
+if (cd "$WORK" && for i in $(seq 1 70); do gcc -gdwarf-4 -O1 -DPAHOLE_SAFE -Dvsum=vsum$i -Duse_all=use_all$i \
+	-Dglobal_counter=gc$i -Dflex_ptr=fp$i -Dthe_union=tu$i -Dthe_anon=ta$i -Dthe_packed=tp$i \
+	-Dthe_aligned=tal$i -Dthe_zero=tz$i -Dthe_ops=to$i -Dstatic_bits=sb$i -c mu$i.c -o mu$i.o || exit 1; done &&
+	ld -r mu*.o -o many-plain.o &&
+	for i in $(seq 1 70); do gcc -gdwarf-4 -O1 -DPAHOLE_SAFE -fdebug-types-section -Dvsum=vsum$i -Duse_all=use_all$i \
+	-Dglobal_counter=gc$i -Dflex_ptr=fp$i -Dthe_union=tu$i -Dthe_anon=ta$i -Dthe_packed=tp$i \
+	-Dthe_aligned=tal$i -Dthe_zero=tz$i -Dthe_ops=to$i -Dstatic_bits=sb$i -c mu$i.c -o mu$i.o || exit 1; done &&
+	ld -r mu*.o -o many-tu.o); then
+	BTFC_SEED_UNITS=1 same "type units equal plain: 70 units, seeded strings, -j2" \
+		"$WORK/many-plain.o" "$WORK/many-tu.o" -j2
+else
+	fail "compile 70 units"
+fi
+# A signature no type unit defines is an error naming the DIE, not an empty struct.
+if objcopy --remove-section .debug_types "$WORK/tt-gcc4.o" "$WORK/nosig.o" 2>/dev/null; then
+	check_fails "unknown type signature: an error naming the DIE" \
+		"nosig.o: DIE 0x[0-9a-f]+: type signature 0x[0-9a-f]{16} names no type unit" \
+		"$BTFC" encode "$WORK/nosig.o" -o "$WORK/nosig.btf"
+fi
+
+# ---- dwz: partial units and DW_TAG_imported_unit, in the file (dwz) and in
+# the alternate file (dwz -m: .gnu_debugaltlink, or -5: DWARF 5 .debug_sup).
+if have dwz; then
+	mkdir -p "$WORK/dwz"
+	cat > "$WORK/dwz/common.h" <<-'EOF'
+	enum mode { MODE_A, MODE_B, MODE_C };
+	struct shared_cfg { int level; enum mode m; };
+	struct only_local { long x; char name[8]; };
+	typedef struct shared_cfg cfg_t;
+	struct node { struct node *next; int v; };
+	EOF
+	for i in 1 2 3; do
+		printf '#include "common.h"\nstatic struct only_local od%d;\nint f%d(struct node *n) { cfg_t c = { %d, MODE_B }; return n->v + c.level + (int)sizeof(od%d); }\nstruct shared_cfg *gp%d;\n' \
+			$i $i $i $i $i > "$WORK/dwz/f$i.c"
+	done
+	for cc in $CCS; do
+		for g in 4 5; do
+			d=$WORK/dwz; t=$cc$g
+			# one file: three units share a header
+			if $cc -gdwarf-$g -O2 -shared -fPIC $d/f1.c $d/f2.c $d/f3.c -o $d/one-$t.so &&
+			   cp $d/one-$t.so $d/one-$t-dwz.so && dwz $d/one-$t-dwz.so 2>/dev/null; then
+				same "dwz equals plain: $cc g$g one file" $d/one-$t.so $d/one-$t-dwz.so
+			else
+				skip "dwz cannot compress $cc g$g output"
+			fi
+			# two files, the shared units in an alternate file
+			for m in gnu sup; do
+				fl=; [ $m = sup ] && fl=-5
+				rm -f $d/alt-$t-$m.debug
+				$cc -gdwarf-$g -O2 -shared -fPIC $d/f1.c $d/f2.c -o $d/a-$t.so &&
+				$cc -gdwarf-$g -O2 -shared -fPIC $d/f2.c $d/f3.c -o $d/b-$t.so &&
+				cp $d/a-$t.so $d/a-$t-$m.so && cp $d/b-$t.so $d/b-$t-$m.so || continue
+				if (cd $d && dwz $fl -m alt-$t-$m.debug -M alt-$t-$m.debug a-$t-$m.so b-$t-$m.so 2>/dev/null) &&
+				   readelf -S $d/a-$t-$m.so | grep -Eq 'gnu_debugaltlink|debug_sup'; then
+					same "dwz -m equals plain: $cc g$g $m, first" $d/a-$t.so $d/a-$t-$m.so
+					same "dwz -m equals plain: $cc g$g $m, second" $d/b-$t.so $d/b-$t-$m.so
+				else
+					skip "dwz -m $fl found nothing to share in $cc g$g output"
+				fi
+			done
+		done
+	done
+	# the alternate file missing: said, with the paths tried
+	if [ -f "$WORK/dwz/a-gcc4-gnu.so" ]; then
+		mv "$WORK/dwz/alt-gcc4-gnu.debug" "$WORK/dwz/alt.gone"
+		check_fails "dwz: a missing alternate file is named, with the paths tried" \
+			"alternate file 'alt-gcc4-gnu.debug' named by .gnu_debugaltlink is missing \(tried '.*/dwz/alt-gcc4-gnu.debug'" \
+			"$BTFC" encode "$WORK/dwz/a-gcc4-gnu.so" -o "$WORK/x.btf"
+		# no DWARF left but the link to the alternate file: "no DWARF" (issue #40, 8)
+		objcopy --remove-section='.debug_*' "$WORK/dwz/a-gcc4-gnu.so" "$WORK/dwz/stripped.so"
+		check_fails "dwz: no .debug_info is 'no DWARF', not a missing alternate file" \
+			"stripped.so: no DWARF debug info" "$BTFC" encode "$WORK/dwz/stripped.so" -o "$WORK/x.btf"
+		mv "$WORK/dwz/alt.gone" "$WORK/dwz/alt-gcc4-gnu.debug"
+	fi
+else
+	skip "dwz not installed"
+fi
+
+# ---- relocations in ET_REL debug sections: TLS variables (gcc:
+# R_X86_64_DTPOFF32, clang: DTPOFF64, -m32: R_386_TLS_LDO_32), PIC code's
+# @GOTOFF, other machines; graph-EQUAL to pahole 1.24, which applies them
+# through libdwfl.
+cat > "$WORK/tls.c" <<'EOF'
+struct tstate { int a; long b; };
+__thread struct tstate ts;
+static __thread int counter;
+static int tbl[4];
+int bump(void) { return ++counter + ts.a + tbl[counter & 3]; }
+#if defined(__i386__) && defined(GOTOFF)
+asm(".pushsection .debug_loclists,\"\",@progbits\n.long tbl@GOTOFF\n.popsection");
+#endif
+EOF
+rel_check() { # NAME OBJ: encode, verify, and equal to pahole 1.24 when it has one
+	enc "$1" "$2" "$2.btf" || return
+	if have pahole && pahole -J --btf_gen_floats --btf_encode_detached="$2.pahole" "$2" >/dev/null 2>&1; then
+		check "relocations: $1 equal to pahole 1.24" "$BTFC" diff -q "$2.btf" "$2.pahole"
+	else
+		pass "relocations: $1 (pahole cannot read it)"
+	fi
+}
+for cc in $CCS; do
+	for m in "" -m32; do
+		o=$WORK/tls-$cc$m.o
+		$cc -g -O2 -fPIC $m -DGOTOFF -c "$WORK/tls.c" -o "$o" 2>/dev/null || { skip "$cc $m cannot build TLS code"; continue; }
+		rel_check "TLS $cc${m:- -m64}" "$o"
+		$cc -g -O2 -fPIC $m -DPAHOLE_SAFE -c "$SRC" -o "$WORK/pic-$cc$m.o" && rel_check "PIC types $cc${m:- -m64}" "$WORK/pic-$cc$m.o"
+	done
+done
+if have clang; then
+	for t in aarch64-linux-gnu arm-linux-gnueabihf riscv64-linux-gnu s390x-linux-gnu powerpc64le-linux-gnu powerpc64-linux-gnu; do
+		o=$WORK/cross-$t.o
+		clang --target=$t -gdwarf-5 -O2 -fPIC -ffreestanding -DPAHOLE_SAFE -c "$SRC" -o "$o" 2>/dev/null &&
+		clang --target=$t -gdwarf-4 -O2 -fPIC -c "$WORK/tls.c" -o "$WORK/cross-tls-$t.o" 2>/dev/null ||
+			{ skip "clang cannot target $t"; continue; }
+		rel_check "clang $t" "$o"
+		rel_check "clang $t TLS" "$WORK/cross-tls-$t.o"
+	done
+fi
+# A relocation btfc cannot apply: named, fatal where the section is needed,
+# skipped with a -v note in a list section it can do without.
+printf 'int ext_fn(void);\nint g(void) { return ext_fn(); }\nasm(".pushsection .debug_ranges,\\"\\",@progbits\\n.long ext_fn@PLT\\n.popsection");\n' > "$WORK/plt.c"
+if gcc -g -O2 -c "$WORK/plt.c" -o "$WORK/plt.o"; then
+	"$BTFC" encode -v "$WORK/plt.o" -o "$WORK/plt.btf" 2> "$WORK/plt.err"
+	if "$BTFC" verify --strict "$WORK/plt.btf" >/dev/null 2>&1 &&
+	   grep -q "relocation(s) of location or range lists left unapplied (first: section '.rela.debug_ranges': relocation 0 (offset 0x0), R_X86_64_PLT32 (type 4))" "$WORK/plt.err"
+	then pass "relocations: an unknown one in .debug_ranges is skipped, with a note"
+	else fail "relocations: an unknown one in .debug_ranges is skipped, with a note"; head -3 "$WORK/plt.err"; fi
+fi
+printf 'int ext_fn(void);\nint g(void) { return ext_fn(); }\nasm(".pushsection .debug_line_str,\\"MS\\",@progbits,1\\n.long ext_fn@PLT\\n.popsection");\n' > "$WORK/plt2.c"
+if gcc -gdwarf-5 -O2 -c "$WORK/plt2.c" -o "$WORK/plt2.o" 2>/dev/null; then
+	check_fails "relocations: an unknown one in a needed section fails, by name" \
+		"section '.rela.debug_line_str': relocation 0 \(offset 0x0\) is R_X86_64_PLT32 \(type 4\), which btfc cannot apply" \
+		"$BTFC" encode "$WORK/plt2.o" -o "$WORK/x.btf"
+fi

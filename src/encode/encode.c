@@ -471,6 +471,24 @@ static int cmp_secinfo_sec(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static void var_overlap_note(struct run *r, const char *sec, const struct secinfo *v,
+			     const struct secinfo *prev)
+{
+	const struct enc_opts *o = r->ctx.o;
+	const struct btf_type *a = btf_type_by_id(r->out, v->var);
+	const struct btf_type *b = btf_type_by_id(r->out, prev->var);
+	char line[512];
+
+	if (!o->verbose || !o->log)
+		return;
+	snprintf(line, sizeof(line),
+		 "variable '%s' at %s+0x%llx (%llu bytes) overlaps '%s' at 0x%llx (%llu bytes): left out of the DATASEC",
+		 a ? btf_name(r->out, a->name_off) : "?", sec, (unsigned long long)v->offset,
+		 (unsigned long long)v->size, b ? btf_name(r->out, b->name_off) : "?",
+		 (unsigned long long)prev->offset, (unsigned long long)prev->size);
+	o->log(o->log_ctx, line);
+}
+
 /*
  * DATASECs: 1.24 one for .data..percpu; 1.30/1.31 one per section with a
  * variable, in section order, each as long as its last variable's end.
@@ -486,14 +504,31 @@ static int add_datasecs(struct run *r)
 	qsort(r->si, r->nsi, sizeof(*r->si), by_sec ? cmp_secinfo_sec : cmp_secinfo);
 	for (i = 0; i < r->nsi && id >= 0; i = j) {
 		const char *name = by_sec ? r->ctx.syms->secs[r->si[i].sec].name : PERCPU_SECTION;
+		size_t k, last;
 
 		for (j = i + 1; j < r->nsi && (!by_sec || r->si[j].sec == r->si[i].sec); j++)
 			;
-		id = btf_add_datasec(r->out, name,
-				     (uint32_t)(r->si[j - 1].offset + r->si[j - 1].size));
+		/*
+		 * The kernel refuses a variable that starts before the one
+		 * before it ends ("Invalid offset"): the same variable from
+		 * two units (vmlinux with global_var: 3 of them), or a DWARF
+		 * size larger than the storage (clang's pieces of an
+		 * optimized static).  pahole writes them; the later one is
+		 * left out of the DATASEC here, with a note (its VAR stays).
+		 */
+		for (k = last = i; k < j; k++) {
+			if (k > i && r->si[k].offset < r->si[last].offset + r->si[last].size) {
+				var_overlap_note(r, name, &r->si[k], &r->si[last]);
+				r->si[k].size = 0;	/* dropped */
+				continue;
+			}
+			last = k;
+		}
+		id = btf_add_datasec(r->out, name, (uint32_t)(r->si[last].offset + r->si[last].size));
 		for (; id > 0 && i < j; i++)
-			if (btf_add_secinfo(r->out, r->si[i].var, (uint32_t)r->si[i].offset,
-					    (uint32_t)r->si[i].size) < 0)
+			if (r->si[i].size && btf_add_secinfo(r->out, r->si[i].var,
+							      (uint32_t)r->si[i].offset,
+							      (uint32_t)r->si[i].size) < 0)
 				id = -EINVAL;
 	}
 	return id < 0 ? diag_err(r->d, EINVAL, "DATASEC: %s",

@@ -178,3 +178,58 @@ if gcc -gdwarf-5 -O2 -c "$WORK/plt2.c" -o "$WORK/plt2.o" 2>/dev/null; then
 		"section '.rela.debug_line_str': relocation 0 \(offset 0x0\) is R_X86_64_PLT32 \(type 4\), which btfc cannot apply" \
 		"$BTFC" encode "$WORK/plt2.o" -o "$WORK/x.btf"
 fi
+
+# ---- split DWARF: skeletons find their .dwo (DW_AT_dwo_name under
+# DW_AT_comp_dir, else beside the file) or PATH.dwp; a .dwo or .dwp given
+# directly encodes too.
+mkdir -p "$WORK/split"
+cp "$WORK/dwz/f1.c" "$WORK/dwz/f2.c" "$WORK/dwz/common.h" "$WORK/split/" 2>/dev/null ||
+	{ printf 'struct node { struct node *next; int v; };\nint f1(struct node *n) { return n->v; }\n' > "$WORK/split/f1.c"
+	  printf 'struct other { long x; };\nstruct other o2;\nint f2(struct other *o) { return (int)o->x; }\n' > "$WORK/split/f2.c"; }
+cp "$SRC" "$WORK/split/ty.c"
+for cc in $CCS; do
+	for g in 4 5; do
+		for t in "" -fdebug-types-section; do
+			d=$WORK/split/$cc$g${t:+-tu}; mkdir -p "$d"
+			what="$cc g$g${t:+ type units}"
+			(cd "$d" && for f in f1 f2 ty; do
+				$cc -gdwarf-$g -O2 -fPIC -DPAHOLE_SAFE $t -gsplit-dwarf -c ../$f.c -o $f.o &&
+				$cc -gdwarf-$g -O2 -fPIC -DPAHOLE_SAFE $t -c ../$f.c -o p-$f.o || exit 1
+			done && $cc -shared f1.o f2.o ty.o -o s.so && $cc -shared p-f1.o p-f2.o p-ty.o -o p.so) ||
+				{ fail "compile split DWARF $what"; continue; }
+			same "split equals plain: $what, object + .dwo" "$d/p-ty.o" "$d/ty.o"
+			same "split equals plain: $what, shared object + .dwo files" "$d/p.so" "$d/s.so"
+			same "split equals plain: $what, global variables" "$d/p.so" "$d/s.so" --compat 1.31 --global-var
+			# a .dwo has no symbol table: 1.24 takes only its external functions
+			if enc "split: a .dwo given directly ($what)" "$d/ty.dwo" "$WORK/dwo.btf" &&
+			   enc "split: a .dwo given directly ($what)" "$d/p-ty.o" "$WORK/dwo-p.btf"; then
+				check "split: a .dwo given directly: the plain types ($what)" "$BTFC" diff -q \
+					--ignore-kinds FUNC,FUNC_PROTO,DECL_TAG "$WORK/dwo-p.btf" "$WORK/dwo.btf"
+				"$BTFC" dump "$WORK/dwo.btf" | grep -q "FUNC 'use_all'" &&
+					pass "split: a .dwo given directly: its external functions ($what)" ||
+					fail "split: a .dwo given directly: its external functions ($what)"
+			fi
+			# a package: gold's dwp for DWARF 4, llvm-dwp for clang's DWARF 5
+			# (llvm-dwp 14 does not finish on gcc's DWARF 5)
+			if [ $g = 4 ] && have dwp; then pk="dwp -e s.so -o s.so.dwp"
+			elif [ $cc = clang ] && have llvm-dwp; then pk="llvm-dwp -e s.so -o s.so.dwp"
+			else continue; fi
+			if (cd "$d" && timeout 30 $pk >/dev/null 2>&1 && mkdir -p hide && mv *.dwo hide/); then
+				same "split equals plain: $what, .dwp package" "$d/p.so" "$d/s.so"
+				enc "split: a .dwp given directly ($what)" "$d/s.so.dwp" "$WORK/dwp.btf" && pass "split: a .dwp given directly ($what)"
+				(cd "$d" && mv hide/*.dwo . && rm s.so.dwp)
+			else
+				skip "no .dwp made for $what"
+			fi
+		done
+	done
+done
+# the .dwo moved beside the object (DW_AT_comp_dir no longer holds it) ...
+d=$WORK/split/gcc4; mkdir -p "$WORK/split/moved"
+mv "$d/ty.o" "$d/ty.dwo" "$WORK/split/moved/"
+same "split: the .dwo beside the file, not under DW_AT_comp_dir" "$d/p-ty.o" "$WORK/split/moved/ty.o"
+# ... and missing: the error names the paths tried
+rm "$WORK/split/moved/ty.dwo"
+check_fails "split: a missing .dwo is named, with the paths tried" \
+	"moved/ty.o: unit 0x0: split DWARF: its .dwo 'ty.dwo' is missing \(tried '.*/split/gcc4/ty.dwo', '.*/split/moved/ty.dwo'\)" \
+	"$BTFC" encode "$WORK/split/moved/ty.o" -o "$WORK/x.btf"

@@ -329,6 +329,26 @@ static void parse_tables_ahead(struct dw_file *f, unsigned jobs)
 	mem_free(a.v);
 }
 
+/* The split-DWARF contribution holding the unit at off, or NULL. */
+static const struct dw_contrib *find_contrib(const struct dw_file *f, bool types, uint64_t off)
+{
+	size_t lo = 0, hi = f->s.ncontrib;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct dw_contrib *c = &f->s.contrib[mid];
+
+		if (c->types != types ? c->types < types : c->off + c->len <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < f->s.ncontrib && f->s.contrib[lo].types == types &&
+	    off >= f->s.contrib[lo].off && off - f->s.contrib[lo].off < f->s.contrib[lo].len)
+		return &f->s.contrib[lo];
+	return NULL;
+}
+
 /* Parse the units of one section; returns <0 only for fatal errors. */
 static int index_section(struct dw_file *f, struct bslice sec, bool types, size_t *cap,
 			 struct diag *d)
@@ -344,6 +364,7 @@ static int index_section(struct dw_file *f, struct bslice sec, bool types, size_
 		uint64_t abbrev_off = 0;
 		uint8_t head[HEAD_PEEK];
 		ssize_t nh = peek_head(f, types, off, head);
+		const struct dw_contrib *c = NULL;
 		size_t at;
 		enum hdr h;
 
@@ -367,6 +388,10 @@ static int index_section(struct dw_file *f, struct bslice sec, bool types, size_
 		}
 		off = u->end;
 		diag_clear(&ud);
+		if (f->s.ncontrib && (c = find_contrib(f, types, u->off))) {
+			u->split = true;
+			abbrev_off += c->abbrev;
+		}
 		if ((err = find_abbrevs(f, abbrev_off, u->addr_size, u->offset_size, &u->abbrevs,
 					 &ud))) {
 			if (err == -ENOMEM)
@@ -380,6 +405,18 @@ static int index_section(struct dw_file *f, struct bslice sec, bool types, size_
 			/* Defaults for units without explicit bases (split units). */
 			u->str_offsets_base = u->offset_size == 8 ? 16 : 8;
 			u->addr_base = 8;
+		}
+		if (u->split) {
+			/* the unit's parts; a DWARF 5 list section's offsets follow its header */
+			unsigned lh = u->version >= 5 ? (u->offset_size == 8 ? 20 : 12) : 0;
+
+			u->str_offsets_base += c->str_offsets;
+			u->str_base = c->str;
+			u->loc_base = u->version >= 5 ? c->loclists : c->loc;
+			u->loclists_base = c->loclists + lh;
+			u->rnglists_base = c->rnglists + lh;
+			u->addr_base = c->addr_base;
+			u->no_addr = !c->has_addr;
 		}
 		at = (size_t)(u->die_off - u->off);	/* the DIE in head */
 		if ((err = dw_scan_unit_die(f, u, nh > (ssize_t)at ? head + at : NULL,
@@ -459,7 +496,7 @@ int dw_file_open(struct dw_file **out, const char *path, const struct dw_section
 		f->s.str.len--;
 	while (f->s.line_str.len && f->s.line_str.p[f->s.line_str.len - 1])
 		f->s.line_str.len--;
-	if (jobs > 1)
+	if (jobs > 1 && !s->ncontrib)	/* (the scan knows no contributions) */
 		parse_tables_ahead(f, jobs);
 	if ((err = index_section(f, f->s.info, false, &cap, d)))
 		goto fail;

@@ -747,6 +747,32 @@ static int add_annotation(struct enc_worker *w, const struct dw_die *die, int pk
 }
 
 /*
+ * A variable at DW_OP_addrx N (clang's DWARF 5, split DWARF; DW_OP_GNU_addr_index
+ * in GNU's DWARF 4 split units): the address table's entry N, as if it were
+ * DW_OP_addr (pahole 1.24 took N itself for the address).
+ */
+static int var_addrx(struct enc_worker *w, const struct dw_die *die, struct ir_var *var,
+		     const struct dw_attr *a)
+{
+	const uint8_t *p = a->blk + 1, *end = a->blk + a->len;
+	uint64_t idx = 0, addr;
+	unsigned shift = 0;
+
+	for (; p < end; p++, shift += 7) {
+		if (shift < 64)
+			idx |= (uint64_t)(*p & 0x7f) << shift;
+		if (!(*p & 0x80))
+			break;
+	}
+	if (p >= end || !dw_addr_index(w->ctx->in->dw, die->unit, idx, &addr))
+		return 0;	/* malformed, or out of the table: no address */
+	var->addr = addr;
+	var->has_addr = p + 1 == end;
+	var->addr_first = true;
+	return 0;
+}
+
+/*
  * DW_TAG_imported_unit (dwz): the partial unit it names, in this file or
  * the alternate one, is part of this unit; walked after it
  * (walk_imports()), each once.
@@ -1060,6 +1086,10 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 				/* 1.24 takes exactly DW_OP_addr X; 1.30+ any expression starting so */
 				var->has_addr = a->len == 1u + w->unit->addr_size;
 				var->addr_first = true;
+			} else if (a && a->cls == DW_CL_BLOCK && a->len >= 2 &&
+				   (a->blk[0] == DW_OP_addrx || a->blk[0] == DW_OP_GNU_addr_index)) {
+				/* the same through the address table (DWARF 5, split DWARF) */
+				return var_addrx(w, die, var, a);
 			}
 		}
 		return 0;
@@ -1423,9 +1453,11 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 	 * and some are referenced only from DIEs no walk decodes (a local
 	 * variable's type).  Dedup merges them with the copies references
 	 * pulled into the compile units.  Partial units (dwz) are walked
-	 * where they are imported (DW_TAG_imported_unit).
+	 * where they are imported (DW_TAG_imported_unit); a split DWARF
+	 * skeleton's unit is its .dwo's, read in its place (input.c).
 	 */
-	if (u->unit_type == DW_UT_partial || lang_excluded(ctx->o, u->lang)) {
+	if (u->unit_type == DW_UT_partial || lang_excluded(ctx->o, u->lang) ||
+	    u->unit_type == DW_UT_skeleton || (!u->split && u->dwo_name && u->has_dwo_id)) {
 		frag->skipped = true;
 		return 0;
 	}

@@ -319,8 +319,8 @@ static int cmp_contrib(const void *a, const void *b)
 }
 
 /*
- * Where a skeleton's .dwo may be, in order: its DW_AT_dwo_name when
- * absolute, else under its DW_AT_comp_dir, then beside the file being
+ * Where a skeleton's .dwo may be, in order: its dwo name when
+ * absolute, else under its compilation directory, then beside the file being
  * encoded (as named, and by its last component).  The first readable one
  * in *out; else an error naming every path tried.
  */
@@ -406,7 +406,7 @@ static int open_split(struct dwarf_input *in, const char *path, struct dw_sectio
 			continue;
 		if (!sk[i].u->dwo_name) {
 			err = diag_err(d, ENOENT,
-				       "%s: unit 0x%llx: split DWARF: a skeleton without DW_AT_dwo_name, not in '%s'",
+				       "%s: unit 0x%llx: split DWARF: a skeleton naming no .dwo, not in '%s'",
 				       path, (unsigned long long)sk[i].u->off, dwp);
 			goto out;
 		}
@@ -633,6 +633,7 @@ int dwarf_input_open(struct dwarf_input *in, const char *path, unsigned jobs, st
 		dwarf_input_close(in);
 		return err;
 	}
+	in->dw_info = s.info;	/* (peek_info reads it) */
 	if (!in->split) {
 		s.info_peek = peek_info;
 		s.peek_ctx = in;

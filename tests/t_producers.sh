@@ -233,3 +233,65 @@ rm "$WORK/split/moved/ty.dwo"
 check_fails "split: a missing .dwo is named, with the paths tried" \
 	"moved/ty.o: unit 0x0: split DWARF: its .dwo 'ty.dwo' is missing \(tried '.*/split/gcc4/ty.dwo', '.*/split/moved/ty.dwo'\)" \
 	"$BTFC" encode "$WORK/split/moved/ty.o" -o "$WORK/x.btf"
+
+# ---- C++: classes with bases and virtual functions, templates,
+# references, pointers to members.  BTF has none of them: names become C
+# identifiers, base classes are dropped (pahole's choice), references and
+# pointers to members become pointers, each with a -v note naming file and
+# DIE; the output verifies.  pahole 1.24 fails on the references.
+if have g++; then
+	CXXS=g++; have clang++ && CXXS="g++ clang++"
+	for cxx in $CXXS; do
+		for g in 4 5; do
+			o=$WORK/cxx-$cxx$g.o
+			$cxx -gdwarf-$g -O2 -c "$ROOT/tests/fixtures/classes.cc" -o "$o" || { fail "compile C++ $cxx g$g"; continue; }
+			enc "C++ $cxx g$g" "$o" "$o.btf" -v || continue
+			"$BTFC" encode -v "$o" -o "$o.btf" 2> "$o.notes"
+			if grep -q "DIE 0x[0-9a-f]*: struct name 'Vec<int, 4>' is not a C identifier: encoded as 'Vec_int__4_'" "$o.notes" &&
+			   grep -Eq "DIE 0x[0-9a-f]*: member name '_vptr[.$]Shape' is not a C identifier: encoded as '_vptr_Shape'" "$o.notes" &&
+			   grep -q "DIE 0x[0-9a-f]*: base class of 'Multi' dropped, as pahole does" "$o.notes" &&
+			   grep -q "DIE 0x[0-9a-f]*: DW_TAG_rvalue_reference_type encoded as a pointer" "$o.notes" &&
+			   grep -q "DIE 0x[0-9a-f]*: DW_TAG_ptr_to_member_type encoded as a pointer" "$o.notes" &&
+			   [ "$(grep -c "^$o: " "$o.notes")" = "$(wc -l < "$o.notes")" ] &&
+			   "$BTFC" dump "$o.btf" | grep -q "STRUCT 'Vec_double__2_'"
+			then pass "C++ $cxx g$g: degraded with a note naming file and DIE"
+			else fail "C++ $cxx g$g: degraded with a note naming file and DIE"; head -5 "$o.notes"; fi
+		done
+		check "C++ $cxx: DWARF 4 and 5 give one graph" "$BTFC" diff -q "$WORK/cxx-${cxx}4.o.btf" "$WORK/cxx-${cxx}5.o.btf"
+	done
+else
+	skip "g++ not installed"
+fi
+
+# ---- broken DWARF: degraded with a note, or refused in one line; never
+# BTF the kernel refuses.
+gen=$ROOT/tests/tools/gen_patho.py
+patho() { # KIND N PATTERN: the encode degrades with a -v note matching PATTERN, output verifies
+	python3 "$gen" "$1" "$2" "$WORK/p-$1.o" || { fail "gen_patho.py $1"; return; }
+	if "$BTFC" encode -v "$WORK/p-$1.o" -o "$WORK/p-$1.btf" 2> "$WORK/p-$1.err" &&
+	   "$BTFC" verify --strict "$WORK/p-$1.btf" >/dev/null && grep -Eq "$3" "$WORK/p-$1.err"
+	then pass "broken DWARF: $1 degraded with a note"
+	else fail "broken DWARF: $1 degraded with a note"; head -3 "$WORK/p-$1.err"; fi
+}
+patho oddfloat 134 "p-oddfloat.o: DIE 0x2a: float type 'odd_float' of 134 bytes encoded as __SANITIZED_FAKE_INT__"
+patho voidarray 3 "p-voidarray.o: DIE 0x2a: array of void encoded as an array of its index type"
+patho oddenum 3 "p-oddenum.o: DIE 0x2a: enum 'odd_enum' of 3 bytes encoded with 4"
+patho nonamefwd 0 "p-nonamefwd.o: DIE 0x2a: declaration without a name encoded as an empty anonymous struct"
+patho badnamecxx 1 "p-badnamecxx.o: DIE 0x2a: struct name 'bad name<1>' is not a C identifier: encoded as 'bad_name_1_'"
+python3 "$gen" badname 1 "$WORK/p-badname.o" && check_fails "broken DWARF: a C unit's bad name fails in one line" \
+	"p-badname.o: the BTF made of its DWARF would not load: \[2\] STRUCT Invalid name: 'bad name<1>'" \
+	"$BTFC" encode "$WORK/p-badname.o" -o "$WORK/x.btf"
+python3 "$gen" voidmember 0 "$WORK/p-voidmember.o" && check_fails "broken DWARF: a member without a type fails in one line" \
+	"p-voidmember.o: DIE 0x2a: member 'm' of 'holey' has no type: BTF cannot say it" \
+	"$BTFC" encode "$WORK/p-voidmember.o" -o "$WORK/x.btf"
+# The complex-type note: once per DIE, with the file, saying what it became.
+printf '_Complex long double cld;\n_Complex float cf;\n' > "$WORK/cplx.c"
+if gcc -g -c "$WORK/cplx.c" -o "$WORK/cplx.o"; then
+	"$BTFC" encode -v "$WORK/cplx.o" -o "$WORK/cplx.btf" 2> "$WORK/cplx.err"
+	if [ "$(grep -c "complex" "$WORK/cplx.err")" = 2 ] &&
+	   grep -q "cplx.o: DIE 0x[0-9a-f]*: complex/imaginary base type 'complex long double' (32 bytes) encoded as __SANITIZED_FAKE_INT__" "$WORK/cplx.err" &&
+	   grep -q "cplx.o: DIE 0x[0-9a-f]*: complex/imaginary base type 'complex float' (8 bytes) encoded as an INT of that size" "$WORK/cplx.err" &&
+	   [ "$(wc -l < "$WORK/cplx.err")" = 2 ]
+	then pass "complex types: one note per DIE, with the file"
+	else fail "complex types: one note per DIE, with the file"; cat "$WORK/cplx.err"; fi
+fi

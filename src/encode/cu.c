@@ -185,6 +185,21 @@ void enc_note(struct enc_worker *w, const char *fmt, ...)
 	f->notes[f->notes_len] = 0;
 }
 
+void enc_note_die(struct enc_worker *w, uint64_t die, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	if (!w->ctx->o->verbose)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	enc_note(w, "%s: %sDIE 0x%llx: %s", dw_file_path(w->ctx->in->dw),
+		 die & DW_REF_ALT ? "alternate file's " : die & DW_REF_TYPES ? ".debug_types " : "",
+		 (unsigned long long)DW_REF_OFF(die), msg);
+}
+
 /* ---- the reference map ---- */
 
 /* Most entries a unit's length asks map_reset() for up front (it grows past them). */
@@ -912,11 +927,9 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 			t = new_type(w, die, IR_FLOAT);
 		} else {
 			t = new_type(w, die, IR_INT);
-			if (t && (enc == DW_ATE_complex_float || enc == DW_ATE_imaginary_float))
-				enc_note(w, "%s: DIE 0x%llx: complex/imaginary base type '%s' encoded as a %llu-byte INT",
-				     w->ctx->in->dw ? dw_file_path(w->ctx->in->dw) : "",
-				     (unsigned long long)DW_REF_OFF(die->off), t->name ? t->name : "",
-				     (unsigned long long)size);
+			/* noted once, at emission, with what it became */
+			if (t)
+				t->complex = enc == DW_ATE_complex_float || enc == DW_ATE_imaginary_float;
 		}
 		if (!t)
 			return -ENOMEM;
@@ -936,8 +949,7 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 	case DW_TAG_ptr_to_member_type:
 		t = new_type(w, die, IR_PTR);
 		if (t && die->tag != DW_TAG_pointer_type)
-			enc_note(w, "DIE 0x%llx: %s encoded as a pointer",
-			     (unsigned long long)DW_REF_OFF(die->off), dw_tag_name(die->tag));
+			enc_note_die(w, die->off, "%s encoded as a pointer", dw_tag_name(die->tag));
 		if (t)
 			err = set_open(w, depth, OPEN_TYPE, (int64_t)w->ntypes - 1);
 		break;
@@ -968,8 +980,7 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 	case DW_TAG_shared_type:
 	case DW_TAG_packed_type:
 		/* No BTF kind: transparent, resolved to the target in pass 2. */
-		enc_note(w, "DIE 0x%llx: %s dropped (no BTF equivalent)",
-		     (unsigned long long)DW_REF_OFF(die->off), dw_tag_name(die->tag));
+		enc_note_die(w, die->off, "%s dropped (no BTF equivalent)", dw_tag_name(die->tag));
 		return map_put(&w->map, die->off, 0);	/* 0 = alias, see resolve() */
 	case DW_TAG_unspecified_type:
 		return map_put(&w->map, die->off, MAP_VOID);
@@ -1021,6 +1032,12 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 				return 0;	/* C++ static member */
 			return add_member(w, (uint32_t)pidx, die, &m);
 		}
+		return 0;
+	case DW_TAG_inheritance:
+		/* pahole's choice: a base class is not a member (a hole where it lies) */
+		if (pk == 0 && (w->types[pidx].kind == IR_STRUCT || w->types[pidx].kind == IR_UNION))
+			enc_note_die(w, die->off, "base class of '%s' dropped, as pahole does",
+				     w->types[pidx].name ? w->types[pidx].name : "(anon)");
 		return 0;
 	case DW_TAG_enumerator:
 		if (pk == 0 && w->types[pidx].kind == IR_ENUM)
@@ -1420,6 +1437,17 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static bool lang_is_c(uint32_t lang)
+{
+	switch (lang) {
+	case DW_LANG_C89: case DW_LANG_C: case DW_LANG_C99: case DW_LANG_C11:
+	case 0x2c:	/* DW_LANG_C17 */
+		return true;
+	default:
+		return false;
+	}
+}
+
 static bool lang_excluded(const struct enc_opts *o, uint32_t lang)
 {
 	const uint32_t *l;
@@ -1447,6 +1475,8 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 	w->int_type = -1;
 	w->badsig_set = false;
 	w->nimports = 0;
+	/* names are checked where producers write non-C ones (C++: templates, vtables) */
+	w->check_names = !lang_is_c(u->lang);
 	/*
 	 * A type unit is converted like a compile unit: the types gcc moved
 	 * there (-fdebug-types-section) are the ones the compile units had,

@@ -259,26 +259,93 @@ static bool int_size_ok(uint64_t sz)
 	return sz && sz <= 16 && !(sz & (sz - 1));
 }
 
+/* What the kernel takes for a name: a C identifier of fewer than KSYM_NAME_LEN bytes. */
+static bool c_ident(const char *s)
+{
+	size_t i;
+
+	if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
+		return false;
+	for (i = 1; s[i]; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_') || i >= 511)
+			return false;
+	return true;
+}
+
+#define NAME_MAX_BTF 512
+
+/*
+ * A name of a unit that is not C (C++: "Vec<int, 4>", "_vptr.Shape",
+ * "operator+", gcc's struct "typedef __va_list_tag __va_list_tag"), made
+ * a C identifier: every other byte becomes '_' (a leading digit gets one
+ * before it), at most 511 bytes; with a note.  C units' names are taken
+ * as they are (checking every name of a kernel would cost): a broken one
+ * fails the final check (btf_encode_file) with one line.
+ */
+static const char *name_fix(struct enc_worker *w, const char *s, const char *what, uint64_t die,
+			    char buf[NAME_MAX_BTF])
+{
+	size_t i, j = 0;
+
+	if (!w->check_names || !s || !*s || c_ident(s))
+		return s;
+	if (s[0] >= '0' && s[0] <= '9')
+		buf[j++] = '_';
+	for (i = 0; s[i] && j < NAME_MAX_BTF - 1; i++) {
+		char c = s[i];
+
+		buf[j++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ?
+			   c : '_';
+	}
+	buf[j] = 0;
+	enc_note_die(w, die, "%s name '%s' is not a C identifier: encoded as '%s'", what, s, buf);
+	return buf;
+}
+
+#define NAME(s, what, die) STR(name_fix(w, (s), (what), (die), nbuf))
+
+/* pahole's stand-in for a base type BTF cannot have: a 4-byte INT. */
+static int emit_fake_int(struct enc_worker *w)
+{
+	uint32_t *p = rec_add(w->frag, STR("__SANITIZED_FAKE_INT__"), BTF_KIND_INT, false, 0, 4, 1);
+
+	if (p)
+		*p = 32;
+	return p ? 0 : -ENOMEM;
+}
+
+/* An error about a member of the struct at t: the encode fails with it. */
+static int member_err(struct enc_worker *w, const struct ir_type *t, const struct ir_child *m,
+		      const char *why)
+{
+	return diag_err(w->d, EINVAL, "%s: DIE 0x%llx: member '%s' of '%s' %s: BTF cannot say it",
+			dw_file_path(w->ctx->in->dw), (unsigned long long)DW_REF_OFF(t->die),
+			m->name ? m->name : "(anon)", t->name ? t->name : "(anon)", why);
+}
+
 static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t index_id)
 {
 	const struct enc_opts *o = w->ctx->o;
 	const struct ir_child *k = w->grouped + t->first;
 	struct cu_frag *f = w->frag;
+	char nbuf[NAME_MAX_BTF];
 	uint32_t i, *p;
 
 	switch (t->kind) {
 	case IR_INT: {
 		uint32_t sz = (uint32_t)t->size, name;
 
+		if (t->complex)
+			enc_note_die(w, t->die, "complex/imaginary base type '%s' (%llu bytes) encoded as %s",
+				     t->name ? t->name : "", (unsigned long long)t->size,
+				     int_size_ok(t->size) ? "an INT of that size" :
+				     "__SANITIZED_FAKE_INT__ (no BTF integer has that size)");
 		if (!int_size_ok(t->size)) {
-			enc_note(w, "DIE 0x%llx: base type '%s' of %llu bytes encoded as __SANITIZED_FAKE_INT__",
-			     (unsigned long long)DW_REF_OFF(t->die), t->name ? t->name : "",
-			     (unsigned long long)t->size);
-			name = STR("__SANITIZED_FAKE_INT__");
-			p = rec_add(f, name, BTF_KIND_INT, false, 0, 4, 1);
-			if (p)
-				*p = 32;
-			return p ? 0 : -ENOMEM;
+			if (!t->complex)
+				enc_note_die(w, t->die, "base type '%s' of %llu bytes encoded as __SANITIZED_FAKE_INT__",
+					     t->name ? t->name : "", (unsigned long long)t->size);
+			return emit_fake_int(w);
 		}
 		name = STR(t->name ? t->name : "__anon_int__");
 		p = rec_add(f, name, BTF_KIND_INT, false, 0, sz, 1);
@@ -287,6 +354,12 @@ static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t ind
 		return p ? 0 : -ENOMEM;
 	}
 	case IR_FLOAT:
+		if (t->size != 2 && t->size != 4 && t->size != 8 && t->size != 12 && t->size != 16) {
+			/* the kernel's FLOAT sizes; DWARF may say anything */
+			enc_note_die(w, t->die, "float type '%s' of %llu bytes encoded as __SANITIZED_FAKE_INT__",
+				     t->name ? t->name : "", (unsigned long long)t->size);
+			return emit_fake_int(w);
+		}
 		return rec_add(f, STR(t->name ? t->name : "__anon_float__"), BTF_KIND_FLOAT, false, 0,
 			       (uint32_t)t->size, 0) ? 0 : -ENOMEM;
 	case IR_PTR:
@@ -300,21 +373,41 @@ static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t ind
 	case IR_RESTRICT:
 		return rec_add(f, 0, BTF_KIND_RESTRICT, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
 	case IR_TYPEDEF:
-		return rec_add(f, STR(t->name), BTF_KIND_TYPEDEF, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
+		return rec_add(f, NAME(t->name, "typedef", t->die), BTF_KIND_TYPEDEF, false, 0,
+			       t->ref_id, 0) ? 0 : -ENOMEM;
 	case IR_FWD:
-		return rec_add(f, STR(t->name), BTF_KIND_FWD, t->fwd_union, 0, 0, 0) ? 0 : -ENOMEM;
+		if (!t->name || !*t->name) {
+			/* BTF has no nameless declaration: an empty anonymous struct */
+			enc_note_die(w, t->die, "declaration without a name encoded as an empty anonymous %s",
+				     t->fwd_union ? "union" : "struct");
+			return rec_add(f, 0, t->fwd_union ? BTF_KIND_UNION : BTF_KIND_STRUCT, false, 0, 0,
+				       0) ? 0 : -ENOMEM;
+		}
+		return rec_add(f, NAME(t->name, "declaration", t->die), BTF_KIND_FWD, t->fwd_union, 0,
+			       0, 0) ? 0 : -ENOMEM;
 	case IR_STRUCT:
 	case IR_UNION: {
 		bool kflag = false, is_union = t->kind == IR_UNION;
-		uint32_t name = STR(t->name);
+		uint32_t name = NAME(t->name, is_union ? "union" : "struct", t->die);
+		uint64_t last = 0;
 
 		if (t->n > BTF_MAX_VLEN)
 			return diag_err(w->d, E2BIG, "%s: DIE 0x%llx: %u members, more than BTF allows",
 					dw_file_path(w->ctx->in->dw),
 					(unsigned long long)DW_REF_OFF(t->die), t->n);
 		/* As libbpf's btf__add_field: any bitfield switches the record to kflag. */
-		for (i = 0; i < t->n; i++)
+		for (i = 0; i < t->n; i++) {
 			kflag |= k[i].bit_size != 0;
+			/* what the kernel refuses, from broken DWARF: no type, out of order or place */
+			if (!k[i].ref_id)
+				return member_err(w, t, &k[i], "has no type");
+			if (!is_union && k[i].bit_offset < last)
+				return member_err(w, t, &k[i], "lies before the member before it");
+			if (!is_union && (k[i].bit_offset + 7) / 8 > t->size)
+				return member_err(w, t, &k[i], "lies past the end of its struct");
+			if (!is_union)
+				last = k[i].bit_offset;
+		}
 		p = rec_add(f, name, is_union ? BTF_KIND_UNION : BTF_KIND_STRUCT, kflag, t->n,
 			    (uint32_t)t->size, 3 * (size_t)t->n);
 		if (!p)
@@ -328,25 +421,37 @@ static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t ind
 						dw_file_path(w->ctx->in->dw),
 						(unsigned long long)DW_REF_OFF(t->die),
 						k[i].name ? k[i].name : "", (unsigned long long)off);
-			p[3 * i] = STR(k[i].name);
+			p[3 * i] = NAME(k[i].name, "member", t->die);
 			p[3 * i + 1] = k[i].ref_id;
 			p[3 * i + 2] = kflag ? k[i].bit_size << 24 | (uint32_t)off : (uint32_t)off;
 		}
 		return 0;
 	}
 	case IR_ENUM: {
-		uint32_t name = STR(t->name);
+		uint32_t name = NAME(t->name, "enum", t->die);
 		bool is64 = t->size > 4 && o->enum64;
+		uint64_t esz = is64 ? 8 : t->size > 8 ? 4 : t->size;
+
+		if (esz == 3 || (esz > 4 && esz < 8)) {
+			/* the kernel's enum sizes are powers of two */
+			enc_note_die(w, t->die, "enum '%s' of %llu bytes encoded with %u",
+				     t->name ? t->name : "(anon)", (unsigned long long)t->size,
+				     esz == 3 ? 4 : 8);
+			esz = esz == 3 ? 4 : 8;
+		} else if (is64 && t->size > 8) {
+			enc_note_die(w, t->die, "enum '%s' of %llu bytes encoded with 8",
+				     t->name ? t->name : "(anon)", (unsigned long long)t->size);
+		}
 
 		if (t->n > BTF_MAX_VLEN)
 			return diag_err(w->d, E2BIG, "%s: DIE 0x%llx: %u enumerators, more than BTF allows",
 					dw_file_path(w->ctx->in->dw),
 					(unsigned long long)DW_REF_OFF(t->die), t->n);
 		if (is64) {
-			p = rec_add(f, name, BTF_KIND_ENUM64, t->enum_signed, t->n, (uint32_t)t->size,
+			p = rec_add(f, name, BTF_KIND_ENUM64, t->enum_signed, t->n, (uint32_t)esz,
 				    3 * (size_t)t->n);
 			for (i = 0; p && i < t->n; i++) {
-				p[3 * i] = STR(k[i].name);
+				p[3 * i] = NAME(k[i].name, "enumerator", t->die);
 				p[3 * i + 1] = (uint32_t)k[i].value;
 				p[3 * i + 2] = (uint32_t)((uint64_t)k[i].value >> 32);
 			}
@@ -361,11 +466,10 @@ static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t ind
 
 			for (i = 0; i < t->n && o->enum64; i++)
 				sgn |= k[i].value < 0;
-			p = rec_add(f, name, BTF_KIND_ENUM, sgn, t->n,
-				    (uint32_t)(t->size > 8 ? 4 : t->size), 2 * (size_t)t->n);
+			p = rec_add(f, name, BTF_KIND_ENUM, sgn, t->n, (uint32_t)esz, 2 * (size_t)t->n);
 		}
 		for (i = 0; p && i < t->n; i++) {
-			p[2 * i] = STR(k[i].name);
+			p[2 * i] = NAME(k[i].name, "enumerator", t->die);
 			p[2 * i + 1] = (uint32_t)k[i].value;	/* 32 bits: truncated when ENUM64 is off */
 		}
 		return p ? 0 : -ENOMEM;
@@ -379,6 +483,11 @@ static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t ind
 		if (!p)
 			return -ENOMEM;
 		p[0] = t->ref_id;
+		if (!t->ref_id) {
+			/* an array of void (broken DWARF): the kernel refuses it */
+			enc_note_die(w, t->die, "array of void encoded as an array of its index type");
+			p[0] = index_id;
+		}
 		p[1] = index_id;
 		p[2] = t->n ? nelems : 0;
 		return 0;
@@ -395,7 +504,9 @@ static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t ind
 		for (i = 0; i < t->n; i++) {
 			if (k[i].kind != CH_PARAM)
 				continue;
-			p[2 * j] = STR(k[i].name);
+			p = f->words + f->recs[f->nrecs - 1] + 3;	/* (STR may not move it) */
+			p[2 * j] = NAME(k[i].name, "parameter", t->die);
+			p = f->words + f->recs[f->nrecs - 1] + 3;
 			p[2 * j + 1] = k[i].ref_id;
 			j++;
 		}
@@ -420,8 +531,13 @@ static int emit_func(struct enc_worker *w, const struct ir_func *f)
 	const struct ir_child *k = w->grouped + f->first;
 	struct cu_frag *fr = w->frag;
 	uint32_t np = f->vararg, i, j = 0, proto, func, *p;
+	char nbuf[NAME_MAX_BTF];
 	struct frag_func *ff;
 
+	if (!c_ident(f->name)) {	/* (few: checked in every unit) */
+		enc_note_die(w, f->die, "function '%s': not a C identifier, not encoded", f->name);
+		return 0;
+	}
 	for (i = 0; i < f->n; i++)
 		np += k[i].kind == CH_PARAM;
 	p = rec_add(fr, 0, BTF_KIND_FUNC_PROTO, false, np, f->ret_id, 2 * (size_t)np);
@@ -432,7 +548,7 @@ static int emit_func(struct enc_worker *w, const struct ir_func *f)
 		if (k[i].kind != CH_PARAM)
 			continue;
 		p = fr->words + fr->recs[proto - 1] + 3;	/* STR may not move it, but be safe */
-		p[2 * j] = STR(k[i].name);
+		p[2 * j] = NAME(k[i].name, "parameter", f->die);
 		p = fr->words + fr->recs[proto - 1] + 3;
 		p[2 * j + 1] = k[i].ref_id;
 		j++;
@@ -487,6 +603,12 @@ static int emit_vars(struct enc_worker *w)
 				continue;
 			}
 		} else if (!v->ps) {
+			continue;
+		}
+		if (!c_ident(modern ? v->name : v->ps->name)) {
+			/* pahole lets '.' through; the kernel does not */
+			enc_note_die(w, v->die, "variable '%s': not a C identifier, not encoded",
+				     modern ? v->name : v->ps->name);
 			continue;
 		}
 		if (!rec_add(fr, STR(modern ? v->name : v->ps->name), BTF_KIND_VAR, false, 0,

@@ -535,6 +535,31 @@ static int add_datasecs(struct run *r)
 				 btf_error(r->out) ? btf_error(r->out)->msg : "") : 0;
 }
 
+/*
+ * The kernel's checks (btf_validate's kernel mode) on what was made: what
+ * the conversion could not encode validly was degraded with a note, or
+ * failed the unit; whatever still got through (broken DWARF of a kind
+ * nobody handles yet) is one line here, never a file the kernel refuses.
+ */
+static int check_output(const struct btf *out, const struct btf *base,
+			const struct dwarf_input *in, struct diag *d)
+{
+	struct diag vd;
+	void *blob;
+	size_t len;
+	int err;
+
+	if ((err = btf_write(out, &blob, &len, d)))
+		return err;
+	diag_clear(&vd);
+	err = btf_validate(blob, len, base, 0, NULL, &vd);
+	mem_free(blob);
+	if (err)
+		return diag_err(d, EINVAL, "%s: the BTF made of its DWARF would not load: %s",
+				belf_path(in->elf), vd.msg);
+	return 0;
+}
+
 int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_opts *o,
 	       struct btf **out, struct enc_stats *st, struct diag *d)
 {
@@ -738,7 +763,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		goto out;
 	}
 	/* String offsets depended on which worker interned first: fix the order. */
-	if ((err = btf_strings_relayout(r.out, d)))
+	if ((err = btf_strings_relayout(r.out, d)) || (err = check_output(r.out, base, in, d)))
 		goto out;
 	st->dedup = clock_now() - t2;
 	*out = r.out;

@@ -21,6 +21,7 @@ enum ir_child_kind { CH_MEMBER, CH_ENUMERATOR, CH_PARAM, CH_VARARG, CH_DIM };
 struct ir_type {
 	uint8_t kind;
 	bool fwd_union, enum_signed, has_vararg;
+	bool complex;		/* INT: a complex or imaginary float (BTF has neither) */
 	const char *name;
 	uint64_t ref;		/* DWARF reference of the target, 0 = void */
 	uint64_t size;		/* bytes */
@@ -179,6 +180,7 @@ struct enc_worker {
 	const struct dw_unit *unit;
 	struct cu_frag *frag;
 	int64_t int_type;	/* IR index of the unit's "int", or -1 */
+	bool check_names;	/* not a C unit: names are checked and made C identifiers */
 	/* Partial units the unit imports (DW_TAG_imported_unit): unit DIE references. */
 	uint64_t *imports;
 	size_t nimports, imports_cap;
@@ -198,6 +200,8 @@ enum { OPEN_NONE = -1, OPEN_TYPE = 0, OPEN_FUNC = 1, OPEN_MEMBER = 2, OPEN_PARAM
 
 /* A -v note, into the fragment's notes (printed in unit order). */
 void enc_note(struct enc_worker *w, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* A -v note about a DIE: "FILE: DIE 0x...: " and the text. */
+void enc_note_die(struct enc_worker *w, uint64_t die, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* Local id for a DWARF type reference; pulls foreign DIEs in. */
 int enc_resolve(struct enc_worker *w, uint64_t ref, uint32_t *id);
 /* The DIE a type signature names; 0, and the unit fails, when no type unit does. */

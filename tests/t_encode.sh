@@ -235,6 +235,7 @@ if C=$(BTFC_NO_FETCH=${BTFC_NO_FETCH:-} "$ROOT/scripts/corpus.sh" 2>/dev/null); 
 	[ $n = $k ] && pass "fast and slow decoding paths: $k modules the same bytes" ||
 		fail "fast vs slow decoding paths: $n of $k modules the same"
 	check "vmlinux graph equal to Debian's .BTF" equal "$WORK/vmlinux.btf" "$C/vmlinux.btf"
+	check "vmlinux byte-identical to Debian's .BTF (pahole 1.24's order)" cmp "$WORK/vmlinux.btf" "$C/vmlinux.btf"
 	# pahole 1.30/1.31's policies against their real output: t_modern.sh.
 
 	# decl_tag_kfuncs: the kfuncs of .BTF_ids set8 kfunc sets, and only those.
@@ -246,9 +247,10 @@ if C=$(BTFC_NO_FETCH=${BTFC_NO_FETCH:-} "$ROOT/scripts/corpus.sh" 2>/dev/null); 
 		rel=${m#*/lib/modules/*/}
 		"$BTFC" encode --base "$C/vmlinux.btf" "$m" -o "$WORK/mod.btf" &&
 		equal "$WORK/mod.btf" "$C/btf/$rel.btf" --base-a "$C/vmlinux.btf" --base-b "$C/vmlinux.btf" &&
+		cmp -s "$WORK/mod.btf" "$C/btf/$rel.btf" &&
 		n=$((n+1)) || echo "  module differs: $rel"
 	done
-	[ $n -eq "${MODULES:-12}" ] && pass "$n sampled modules graph equal to Debian's" ||
+	[ $n -eq "${MODULES:-12}" ] && pass "$n sampled modules graph equal and byte-identical to Debian's" ||
 		fail "sampled modules: only $n equal"
 	# Batch mode: one process, base loaded once, same bytes as one at a time.
 	awk 'NR % 131 == 7' "$C/modules.txt" | head -8 > "$WORK/list"

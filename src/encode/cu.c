@@ -129,6 +129,8 @@ void enc_worker_free(struct enc_worker *w)
 	mem_free(w->tags);
 	mem_free(w->unexp_origins);
 	mem_free(w->imports);
+	mem_free(w->perm);
+	mem_free(w->perm_order);
 	mem_free(w->packed);
 	mem_free(w->count);
 	mem_free(w->open);
@@ -351,7 +353,7 @@ static __attribute__((noinline)) bool map_find_hash(const struct refmap *m, uint
  * fails the unit after the walk (enc_convert_unit): never void, never an
  * empty struct.
  */
-uint64_t enc_sig(struct enc_worker *w, uint64_t die_off, uint64_t sig)
+__attribute__((noinline)) uint64_t enc_sig(struct enc_worker *w, uint64_t die_off, uint64_t sig)
 {
 	uint64_t r = dw_sig_lookup(w->ctx->in->dw, sig);
 
@@ -375,17 +377,6 @@ static int badsig_err(struct enc_worker *w)
 			(unsigned long long)DW_REF_OFF(off), (unsigned long long)w->badsig);
 }
 
-/* dw_ref() with enc_sig()'s check of signatures. */
-uint64_t enc_ref(struct enc_worker *w, const struct dw_die *die, unsigned at)
-{
-	const struct dw_attr *a = dw_attr(die, at);
-
-	if (!a)
-		return 0;
-	if (a->cls == DW_CL_REF)
-		return a->u;
-	return a->cls == DW_CL_SIG ? enc_sig(w, die->off, a->u) : 0;
-}
 
 /*
  * What an alias DIE stands for: its DW_AT_signature's type (a
@@ -415,6 +406,17 @@ static struct ir_type *new_type(struct enc_worker *w, const struct dw_die *die, 
 	t->kind = (uint8_t)k;
 	t->die = die->off;
 	t->tag = -1;
+	t->nest = -1;
+	/* a type DIE right inside a struct or union: emitted before it (emit.c) */
+	if (die->depth > 0 && w->open_kind[die->depth - 1] == OPEN_TYPE) {
+		int64_t p = w->open[die->depth - 1];
+
+		if (w->types[p].kind == IR_STRUCT || w->types[p].kind == IR_UNION ||
+		    w->types[p].kind == IR_FWD) {
+			t->nest = (int32_t)p;
+			w->nested = true;
+		}
+	}
 	t->name = dw_name(die);
 	t->ref = enc_ref(w, die, DW_AT_type);
 	if (map_put(&w->map, die->off, (uint32_t)w->ntypes + 2))
@@ -714,6 +716,8 @@ static int add_annotation(struct enc_worker *w, const struct dw_die *die, int pk
 		ptr = &w->types[pi];
 		memset(t, 0, sizeof(*t));
 		t->kind = IR_TYPE_TAG;
+		t->nest = (int32_t)pi;	/* pahole adds a pointer's tags before it */
+		w->nested = true;
 		t->name = v->str;
 		t->die = die->off;
 		t->ref = ptr->ref;	/* used by the oldest tag only */
@@ -993,8 +997,12 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 			return sig_alias(w, die);
 		if (dw_flag(die, DW_AT_declaration)) {
 			t = new_type(w, die, IR_FWD);
-			if (t)
+			if (t) {
 				t->fwd_union = die->tag == DW_TAG_union_type;
+				/* (a C++ declaration may hold types: they nest in it) */
+				if (die->has_children)
+					err = set_open(w, depth, OPEN_TYPE, (int64_t)w->ntypes - 1);
+			}
 		} else {
 			t = new_type(w, die, die->tag == DW_TAG_union_type ? IR_UNION : IR_STRUCT);
 			if (t) {
@@ -1475,6 +1483,7 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 	w->int_type = -1;
 	w->badsig_set = false;
 	w->nimports = 0;
+	w->nested = false;
 	/* names are checked where producers write non-C ones (C++: templates, vtables) */
 	w->check_names = !lang_is_c(u->lang);
 	/*

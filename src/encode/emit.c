@@ -259,6 +259,100 @@ static bool int_size_ok(uint64_t sz)
 	return sz && sz <= 16 && !(sz & (sz - 1));
 }
 
+/*
+ * The record id of IR id (IR index + 1): the same, unless nested types
+ * permute the records (nest_order()); ids past the types (the made-up
+ * index type) stay.
+ */
+static inline uint32_t lid(const struct enc_worker *w, uint32_t id)
+{
+	return unlikely(w->nested) && id && id <= w->ntypes ? w->perm[id - 1] + 1 : id;
+}
+
+/*
+ * The records were written with IR ids (IR index + 1) and the types in
+ * nest_order(): their ids become record positions, in every record, once
+ * (a rare unit's: C has nearly no nested types, and every id written
+ * otherwise would pay a test).  Records past the types refer to them by
+ * position already.
+ */
+static void permute_ids(struct enc_worker *w)
+{
+	struct cu_frag *f = w->frag;
+	size_t r;
+
+	for (r = 0; r < f->nrecs; r++) {
+		struct btf_field_iter it;
+		uint32_t *id;
+
+		if (btf_field_iter_init(&it, (struct btf_type *)(f->words + f->recs[r]), BTF_FIELD_IDS))
+			continue;	/* (the encoder writes no kind the iterator lacks) */
+		while ((id = btf_field_iter_next(&it)))
+			*id = lid(w, *id);
+	}
+}
+
+/*
+ * pahole adds a struct's or union's nested types (clang's anonymous
+ * members, C++ nested classes) to its type table before the type itself,
+ * each level in turn: records go in that post-order, and ids are mapped
+ * through w->perm.  Iterative (a hostile input nests 65,536 deep).
+ */
+static int nest_order(struct enc_worker *w)
+{
+	size_t n = w->ntypes, i, k = 0, top;
+	uint32_t *start = mem_array(n + 1, sizeof(uint32_t)), *kid = mem_array(n + 1, sizeof(uint32_t));
+	uint32_t *stack = mem_array(2 * n + 2, sizeof(uint32_t));
+	int err = 0;
+
+	if (!start || !kid || !stack || VEC_RESERVE(w->perm, w->perm_cap, n + 1) ||
+	    !(w->perm_order = mem_realloc(w->perm_order, (n + 1) * sizeof(uint32_t)))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memset(start, 0, (n + 1) * sizeof(uint32_t));
+	for (i = 0; i < n; i++)
+		if (w->types[i].nest >= 0)
+			start[w->types[i].nest + 1]++;
+	for (i = 0; i < n; i++)
+		start[i + 1] += start[i];
+	for (i = 0; i < n; i++)		/* children in IR order; start[p] ends at p's end */
+		if (w->types[i].nest >= 0)
+			kid[start[w->types[i].nest]++] = (uint32_t)i;
+	for (i = n; i > 0; i--)		/* back to each parent's first child */
+		start[i] = start[i - 1];
+	start[0] = 0;
+	for (i = 0; i < n; i++) {
+		if (w->types[i].nest >= 0)
+			continue;
+		/* post-order from root i: (node, next child) pairs */
+		top = 0;
+		stack[top++] = (uint32_t)i;
+		stack[top++] = start[i];
+		while (top) {
+			uint32_t node = stack[top - 2], *next = &stack[top - 1];
+
+			if (*next < start[node + 1]) {
+				uint32_t c = kid[(*next)++];
+
+				stack[top++] = c;
+				stack[top++] = start[c];
+				continue;
+			}
+			w->perm_order[k] = node;
+			w->perm[node] = (uint32_t)k++;
+			top -= 2;
+		}
+	}
+	if (k != n)	/* (a nest cycle cannot be: a parent precedes its types) */
+		err = -EINVAL;
+out:
+	mem_free(start);
+	mem_free(kid);
+	mem_free(stack);
+	return err;
+}
+
 /* What the kernel takes for a name: a C identifier of fewer than KSYM_NAME_LEN bytes. */
 static bool c_ident(const char *s)
 {
@@ -283,12 +377,13 @@ static bool c_ident(const char *s)
  * as they are (checking every name of a kernel would cost): a broken one
  * fails the final check (btf_encode_file) with one line.
  */
-static const char *name_fix(struct enc_worker *w, const char *s, const char *what, uint64_t die,
+static __attribute__((noinline, cold)) const char *name_fix(struct enc_worker *w, const char *s,
+							  const char *what, uint64_t die,
 			    char buf[NAME_MAX_BTF])
 {
 	size_t i, j = 0;
 
-	if (!w->check_names || !s || !*s || c_ident(s))
+	if (!s || !*s || c_ident(s))
 		return s;
 	if (s[0] >= '0' && s[0] <= '9')
 		buf[j++] = '_';
@@ -303,10 +398,11 @@ static const char *name_fix(struct enc_worker *w, const char *s, const char *wha
 	return buf;
 }
 
-#define NAME(s, what, die) STR(name_fix(w, (s), (what), (die), nbuf))
+/* (check_names: a local or a constant; C units' names are not tested) */
+#define NAME(s, what, die) STR(unlikely(check_names) ? name_fix(w, (s), (what), (die), nbuf) : (s))
 
 /* pahole's stand-in for a base type BTF cannot have: a 4-byte INT. */
-static int emit_fake_int(struct enc_worker *w)
+static __attribute__((noinline, cold)) int emit_fake_int(struct enc_worker *w)
 {
 	uint32_t *p = rec_add(w->frag, STR("__SANITIZED_FAKE_INT__"), BTF_KIND_INT, false, 0, 4, 1);
 
@@ -315,16 +411,9 @@ static int emit_fake_int(struct enc_worker *w)
 	return p ? 0 : -ENOMEM;
 }
 
-/* An error about a member of the struct at t: the encode fails with it. */
-static int member_err(struct enc_worker *w, const struct ir_type *t, const struct ir_child *m,
-		      const char *why)
-{
-	return diag_err(w->d, EINVAL, "%s: DIE 0x%llx: member '%s' of '%s' %s: BTF cannot say it",
-			dw_file_path(w->ctx->in->dw), (unsigned long long)DW_REF_OFF(t->die),
-			m->name ? m->name : "(anon)", t->name ? t->name : "(anon)", why);
-}
-
-static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t index_id)
+/* check_names: a constant at each call (two copies: C units test no name) */
+static inline __attribute__((always_inline)) int
+emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t index_id, const bool check_names)
 {
 	const struct enc_opts *o = w->ctx->o;
 	const struct ir_child *k = w->grouped + t->first;
@@ -365,7 +454,8 @@ static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t ind
 	case IR_PTR:
 		return rec_add(f, 0, BTF_KIND_PTR, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
 	case IR_TYPE_TAG:
-		return rec_add(f, STR(t->name), BTF_KIND_TYPE_TAG, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
+		return rec_add(f, STR(t->name), BTF_KIND_TYPE_TAG, false, 0, t->ref_id, 0) ?
+		       0 : -ENOMEM;
 	case IR_CONST:
 		return rec_add(f, 0, BTF_KIND_CONST, false, 0, t->ref_id, 0) ? 0 : -ENOMEM;
 	case IR_VOLATILE:
@@ -389,25 +479,14 @@ static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t ind
 	case IR_UNION: {
 		bool kflag = false, is_union = t->kind == IR_UNION;
 		uint32_t name = NAME(t->name, is_union ? "union" : "struct", t->die);
-		uint64_t last = 0;
 
 		if (t->n > BTF_MAX_VLEN)
 			return diag_err(w->d, E2BIG, "%s: DIE 0x%llx: %u members, more than BTF allows",
 					dw_file_path(w->ctx->in->dw),
 					(unsigned long long)DW_REF_OFF(t->die), t->n);
 		/* As libbpf's btf__add_field: any bitfield switches the record to kflag. */
-		for (i = 0; i < t->n; i++) {
+		for (i = 0; i < t->n; i++)
 			kflag |= k[i].bit_size != 0;
-			/* what the kernel refuses, from broken DWARF: no type, out of order or place */
-			if (!k[i].ref_id)
-				return member_err(w, t, &k[i], "has no type");
-			if (!is_union && k[i].bit_offset < last)
-				return member_err(w, t, &k[i], "lies before the member before it");
-			if (!is_union && (k[i].bit_offset + 7) / 8 > t->size)
-				return member_err(w, t, &k[i], "lies past the end of its struct");
-			if (!is_union)
-				last = k[i].bit_offset;
-		}
 		p = rec_add(f, name, is_union ? BTF_KIND_UNION : BTF_KIND_STRUCT, kflag, t->n,
 			    (uint32_t)t->size, 3 * (size_t)t->n);
 		if (!p)
@@ -415,6 +494,11 @@ static int emit_type(struct enc_worker *w, const struct ir_type *t, uint32_t ind
 		for (i = 0; i < t->n; i++) {
 			uint64_t off = is_union ? 0 : k[i].bit_offset;
 
+			/*
+			 * (A member broken DWARF gives no type, out of order or
+			 * past the end is left to the final check, check_output():
+			 * millions of members would pay for the test here.)
+			 */
 			if ((kflag && off > 0xffffff) || off > UINT32_MAX || k[i].bit_size > 255)
 				return diag_err(w->d, E2BIG,
 						"%s: DIE 0x%llx: member '%s' at bit %llu cannot be encoded",
@@ -531,10 +615,11 @@ static int emit_func(struct enc_worker *w, const struct ir_func *f)
 	const struct ir_child *k = w->grouped + f->first;
 	struct cu_frag *fr = w->frag;
 	uint32_t np = f->vararg, i, j = 0, proto, func, *p;
+	const bool check_names = w->check_names;
 	char nbuf[NAME_MAX_BTF];
 	struct frag_func *ff;
 
-	if (!c_ident(f->name)) {	/* (few: checked in every unit) */
+	if (check_names && !c_ident(f->name)) {	/* (C's are: a broken one fails the final check) */
 		enc_note_die(w, f->die, "function '%s': not a C identifier, not encoded", f->name);
 		return 0;
 	}
@@ -639,6 +724,7 @@ static int emit_vars(struct enc_worker *w)
 int enc_emit_unit(struct enc_worker *w)
 {
 	struct cu_frag *f = w->frag;
+	const uint32_t *order;
 	uint32_t index_id = 0;
 	size_t i;
 	int err;
@@ -652,12 +738,21 @@ int enc_emit_unit(struct enc_worker *w)
 				index_id = (uint32_t)w->ntypes + 1;
 				break;
 			}
-	for (i = 0; i < w->ntypes; i++) {
-		if ((err = emit_type(w, &w->types[i], index_id)))
-			return err;
+	if (w->nested && (err = nest_order(w)))
+		return err;
+	order = w->nested ? w->perm_order : NULL;
+	if (w->check_names) {
+		for (i = 0; i < w->ntypes; i++)
+			if ((err = emit_type(w, &w->types[order ? order[i] : i], index_id, true)))
+				return err;
+	} else {
+		for (i = 0; i < w->ntypes; i++)
+			if ((err = emit_type(w, &w->types[order ? order[i] : i], index_id, false)))
+				return err;
 	}
 	if (index_id == w->ntypes + 1) {
-		uint32_t *p = rec_add(f, STR("__ARRAY_SIZE_TYPE__"), BTF_KIND_INT, false, 0, 4, 1);
+		/* pahole's (every version): a signed 4-byte INT named "int" */
+		uint32_t *p = rec_add(f, STR("int"), BTF_KIND_INT, false, 0, 4, 1);
 
 		if (!p)
 			return -ENOMEM;
@@ -673,12 +768,16 @@ int enc_emit_unit(struct enc_worker *w)
 	}
 	f->ntypes = (uint32_t)f->nrecs;
 	f->has_int = w->int_type >= 0;
-	f->int_id = (uint32_t)(w->int_type + 1);
+	f->int_id = lid(w, (uint32_t)(w->int_type + 1));
 	for (i = 0; i < w->nfuncs; i++) {
 		if (!w->funcs[i].keep)
 			continue;
 		if ((err = emit_func(w, &w->funcs[i])))
 			return err;
 	}
-	return emit_vars(w);
+	if ((err = emit_vars(w)))
+		return err;
+	if (w->nested)
+		permute_ids(w);
+	return 0;
 }

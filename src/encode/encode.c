@@ -333,7 +333,7 @@ static int merge_frag(struct run *r, const struct cu_frag *f)
 	r->idmap[0] = 0;
 	/*
 	 * pahole 1.24 indexes every array with the first unit's "int"; a unit
-	 * without one gets __ARRAY_SIZE_TYPE__ only while no earlier unit had
+	 * without one gets a made-up "int" only while no earlier unit had
 	 * an int.
 	 */
 	if (f->synth_id && r->first_int) {
@@ -571,6 +571,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	struct enc_syms syms;
 	double t0 = clock_now(), t1, t2;
 	struct mem_cache *keep = NULL, *prev_cache = NULL;
+	uint32_t *sorder = NULL;
+	size_t nsorder = 0;
 	int err;
 
 	*out = NULL;
@@ -734,7 +736,13 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 			       belf_path(in->elf));
 		goto out;
 	}
-	if ((err = btf_resolve_base_strs(r.out, d)))
+	/*
+	 * libbpf's string order (pahole's bytes): first references in the
+	 * types before dedup; strings only the types dedup removes refer to
+	 * stay, as there (a declaration's name where it was first met).
+	 */
+	if ((err = btf_resolve_base_strs(r.out, d)) ||
+	    (err = btf_strings_first_refs(r.out, &sorder, &nsorder, d)))
 		goto out;
 	if (!o->no_dedup) {
 		/* compile-unit order: the serial reference phase is faster here */
@@ -762,8 +770,9 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 			       belf_path(in->elf), btf_type_count(r.out) - 1, BTF_MAX_TYPE - 1);
 		goto out;
 	}
-	/* String offsets depended on which worker interned first: fix the order. */
-	if ((err = btf_strings_relayout(r.out, d)) || (err = check_output(r.out, base, in, d)))
+	/* String offsets depended on which worker interned first: libbpf's order. */
+	if ((err = btf_strings_relayout_order(r.out, sorder, nsorder, d)) ||
+	    (err = check_output(r.out, base, in, d)))
 		goto out;
 	st->dedup = clock_now() - t2;
 	*out = r.out;
@@ -788,6 +797,7 @@ out:
 	strset_free(&r.generated);
 	fpol_free(&r.pol);
 	mem_free(r.scratch);
+	mem_free(sorder);
 	syms_free(&syms);
 	btf_free(r.out);
 	return err;

@@ -30,6 +30,8 @@ struct ir_type {
 	uint64_t die;		/* for messages */
 	uint32_t ref_id;	/* ref resolved to a local id */
 	int32_t tag;		/* PTR: newest TYPE_TAG; TYPE_TAG: the previous one; -1 none */
+	int32_t nest;		/* the struct or union whose DIE holds this one's (a type
+				   tag: its pointer), or -1 */
 	uint32_t nmemb;		/* members seen so far (decl tag component index) */
 };
 
@@ -181,6 +183,11 @@ struct enc_worker {
 	struct cu_frag *frag;
 	int64_t int_type;	/* IR index of the unit's "int", or -1 */
 	bool check_names;	/* not a C unit: names are checked and made C identifiers */
+	/* Types nested in structs (ir_type.nest) come before them, as pahole adds them. */
+	bool nested;		/* some type nests: emission permutes (emit.c) */
+	uint32_t *perm;		/* IR index -> record position, when nested */
+	uint32_t *perm_order;	/* record position -> IR index */
+	size_t perm_cap;
 	/* Partial units the unit imports (DW_TAG_imported_unit): unit DIE references. */
 	uint64_t *imports;
 	size_t nimports, imports_cap;
@@ -207,7 +214,16 @@ int enc_resolve(struct enc_worker *w, uint64_t ref, uint32_t *id);
 /* The DIE a type signature names; 0, and the unit fails, when no type unit does. */
 uint64_t enc_sig(struct enc_worker *w, uint64_t die_off, uint64_t sig);
 /* A reference attribute of die (0 if absent), signatures through enc_sig(). */
-uint64_t enc_ref(struct enc_worker *w, const struct dw_die *die, unsigned at);
+static inline uint64_t enc_ref(struct enc_worker *w, const struct dw_die *die, unsigned at)
+{
+	const struct dw_attr *a = dw_attr(die, at);
+
+	if (!a)
+		return 0;
+	if (likely(a->cls == DW_CL_REF))
+		return a->u;
+	return a->cls == DW_CL_SIG ? enc_sig(w, die->off, a->u) : 0;
+}
 
 /* ---- select.c: which functions and variables (pahole's policies) ---- */
 

@@ -58,7 +58,8 @@ big=$(find src -name '*.[ch]' -exec wc -l {} + | awk '$2 != "total" && $1 > 1500
 long=$(for f in $(find src -name '*.c' | sort); do awk -v f="$f" '
 	/^\/\*/ { cmt = $0; incmt = ($0 !~ /\*\//); next }
 	incmt { cmt = cmt $0; if ($0 ~ /\*\//) incmt = 0; next }
-	/^[a-zA-Z].*\(/ && !/;$/ { name = $0; why = cmt; cmt = ""; next }
+	/^[a-zA-Z].*\(/ && !/;$/ { name = $0; if (!prevsig) why = cmt; cmt = ""; prevsig = 1; next }
+	{ prevsig = 0 }
 	/^\{/ { start = NR; next }
 	/^\}/ && start { if (NR - start - 1 > 150 && why !~ /One piece/) print f ":" start ": " NR - start - 1 " lines: " name; start = 0; next }
 	/^[^\t]/ || /^$/ { cmt = "" }' "$f"; done)

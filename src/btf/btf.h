@@ -454,6 +454,20 @@ int64_t btf_add_str(struct btf *btf, const char *str);
  * added in.
  */
 int btf_strings_relayout(struct btf *btf, struct diag *d);
+/*
+ * The own string offsets the own types refer to, in order of first
+ * reference (id order, field order), each once: *out (mem_free) and *n.
+ * Taken before a dedup that keeps the section (btf_dedup_opts.keep_strings),
+ * it is libbpf's string order: its dedup lays strings out so first.
+ */
+int btf_strings_first_refs(const struct btf *btf, uint32_t **out, size_t *n, struct diag *d);
+/*
+ * Rebuild the own string section with order's strings first, in that
+ * order, then the others the types refer to (first-reference order);
+ * unreferenced strings not in order are dropped.  With order from
+ * btf_strings_first_refs() before dedup: libbpf's section after its dedup.
+ */
+int btf_strings_relayout_order(struct btf *btf, const uint32_t *order, size_t n, struct diag *d);
 
 /* First type (base first, then own, in id order) with that name and kind. */
 int btf_find_by_name_kind(const struct btf *btf, const char *name, unsigned kind);

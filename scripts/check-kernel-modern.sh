@@ -40,8 +40,9 @@ if C=$(BTFC_NO_FETCH=1 scripts/corpus.sh 2>/dev/null) && [ -f "$REF/vmlinux.btf.
 	"$BTFC" diff -q "$W/v.btf" "$W/ref.btf" && ok "1.31: vmlinux graph-equal to pahole 1.31's" ||
 		bad "1.31: vmlinux differs from pahole 1.31's"
 	"$P" -J -j2 $F --btf_features=global_var --lang_exclude=rust --btf_encode_detached="$W/vg.btf" \
-		"$C/vmlinux" && "$BTFC" diff -q "$W/vg.btf" "$W/ref-gv.btf" &&
-		ok "1.31: vmlinux with global_var graph-equal to pahole 1.31's" ||
+		"$C/vmlinux" && "$BTFC" diff -q --ignore-kinds DATASEC "$W/vg.btf" "$W/ref-gv.btf" &&
+		"$BTFC" verify "$W/vg.btf" >/dev/null &&
+		ok "1.31: vmlinux with global_var graph-equal to pahole 1.31's but for its doubled DATASEC entries, and valid" ||
 		bad "1.31: vmlinux with global_var differs"
 	mkdir -p "$W/m31"
 	"$BTFC" encode --compat 1.31 -j2 --base "$W/ref.btf" --list "$C/modules.txt" -o "$W/m31" ||

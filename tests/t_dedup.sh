@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # btfc dedup against libbpf 1.1.2's btf__dedup (tests/tools/libbpf_oracle.c):
-# the hand-built cases of tests/unit/test_dedup.c (doc 7.7) and, when the
+# the hand-built cases of tests/unit/test_dedup.c (docs/btf.md 7.7) and, when the
 # Debian 6.12 corpus is present, vmlinux, a 4x vmlinux blob, every module
 # appended onto vmlinux as one blob, and sampled modules appended to
 # themselves -- output bytes must be identical to libbpf's, and identical

@@ -47,9 +47,10 @@ if awk '/^time:/ { ok = $2 == "read" && $5 == "convert" && $8 == "(merge" && $13
 	END { exit !ok }' "$WORK/stats.err"; then pass "encode --stats: read, convert, merge, dedup, write"
 else fail "encode --stats: read, convert, merge, dedup, write"; head -3 "$WORK/stats.err"; fi
 
-# The walk decodes only the attributes cu.c lists (leaves[], other_attrs[]):
-# every DW_AT_* the encoder names must be there, or it reads as absent.
-want=$(sed -n '/^static const struct dw_leaf leaves/,/^static struct dw_filter \*walk_filter/p' \
+# The walk decodes only the attributes in cu.c's leaf shapes and
+# other_attrs: every DW_AT_* the encoder names must be listed there, or it
+# reads as absent.
+want=$(sed -n '/^static const struct dw_leaf leaves/,/^};/p; /^static const uint16_t other_attrs/,/^};/p' \
 	"$ROOT/src/encode/cu.c" | grep -o 'DW_AT_[a-z_]*' | sort -u)
 used=$(grep -oh 'DW_AT_[a-z_]*' "$ROOT"/src/encode/*.[ch] | sort -u)
 missing=$(comm -23 <(echo "$used") <(echo "$want"))
@@ -235,6 +236,7 @@ if C=$(BTFC_NO_FETCH=${BTFC_NO_FETCH:-} "$ROOT/scripts/corpus.sh" 2>/dev/null); 
 	[ $n = $k ] && pass "fast and slow decoding paths: $k modules the same bytes" ||
 		fail "fast vs slow decoding paths: $n of $k modules the same"
 	check "vmlinux graph equal to Debian's .BTF" equal "$WORK/vmlinux.btf" "$C/vmlinux.btf"
+	check "vmlinux byte-identical to Debian's .BTF (pahole 1.24's order)" cmp "$WORK/vmlinux.btf" "$C/vmlinux.btf"
 	# dedup's two levels (groups of units on the threads): the same bytes
 	# for any thread count; groups are the input's, not the threads'
 	ok=1
@@ -256,9 +258,10 @@ if C=$(BTFC_NO_FETCH=${BTFC_NO_FETCH:-} "$ROOT/scripts/corpus.sh" 2>/dev/null); 
 		rel=${m#*/lib/modules/*/}
 		"$BTFC" encode --base "$C/vmlinux.btf" "$m" -o "$WORK/mod.btf" &&
 		equal "$WORK/mod.btf" "$C/btf/$rel.btf" --base-a "$C/vmlinux.btf" --base-b "$C/vmlinux.btf" &&
+		cmp -s "$WORK/mod.btf" "$C/btf/$rel.btf" &&
 		n=$((n+1)) || echo "  module differs: $rel"
 	done
-	[ $n -eq "${MODULES:-12}" ] && pass "$n sampled modules graph equal to Debian's" ||
+	[ $n -eq "${MODULES:-12}" ] && pass "$n sampled modules graph equal and byte-identical to Debian's" ||
 		fail "sampled modules: only $n equal"
 	# Batch mode: one process, base loaded once, same bytes as one at a time.
 	awk 'NR % 131 == 7' "$C/modules.txt" | head -8 > "$WORK/list"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The running kernel's BTF verifier as an oracle (bpf(BPF_BTF_LOAD), via the
 # test-only helper build/btf-load), when the syscall is permitted:
-#  (a) every standalone malformed/accepted blob of doc sections 7.1-7.5 that
+#  (a) every standalone malformed/accepted blob of docs/btf.md 7.1-7.5 that
 #      tests/unit/test_btf_validate.c builds (dumped with
 #      BTFC_VALIDATE_BLOBS): `btfc verify --strict` must give the kernel's
 #      verdict, and its first message must name the kernel's rule (the first

@@ -196,7 +196,13 @@ if C=$(BTFC_NO_FETCH=1 "$ROOT/scripts/corpus.sh" 2>/dev/null) && [ -f "$REF/vmli
 		cmp "$WORK/sk.btfc" "$WORK/sk.ref"
 	"$P" -J -j2 $F --btf_features=global_var --lang_exclude=rust \
 		--btf_encode_detached="$WORK/v131g.btf" "$C/vmlinux"
-	check "1.31 reference: vmlinux with global_var graph-equal" "$BTFC" diff -q "$WORK/v131g.btf" "$WORK/ref-gv.btf"
+	# pahole 1.31 puts 50 variables twice into the DATASECs (defined in two
+	# units), which the kernel refuses ("Invalid offset"); btfc leaves the
+	# second out (docs/producers.md): equal but for the DATASECs, and valid.
+	check "1.31 reference: vmlinux with global_var graph-equal but the DATASECs" \
+		"$BTFC" diff -q --ignore-kinds DATASEC "$WORK/v131g.btf" "$WORK/ref-gv.btf"
+	check "1.31 reference: vmlinux with global_var verifies (pahole's does not)" \
+		"$BTFC" verify "$WORK/v131g.btf"
 	check "1.31 output: strict verify" "$BTFC" verify --strict "$WORK/v131.btf"
 	check "1.31 output: libbpf btf__parse" "$ROOT/${O:-build}/libbpf-oracle" -n "$WORK/v131.btf" "$WORK/v131.libbpf"
 	if "$ROOT/${O:-build}/btf-load" --probe >/dev/null 2>&1; then

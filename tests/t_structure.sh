@@ -58,12 +58,24 @@ big=$(find src -name '*.[ch]' -exec wc -l {} + | awk '$2 != "total" && $1 > 1500
 long=$(for f in $(find src -name '*.c' | sort); do awk -v f="$f" '
 	/^\/\*/ { cmt = $0; incmt = ($0 !~ /\*\//); next }
 	incmt { cmt = cmt $0; if ($0 ~ /\*\//) incmt = 0; next }
-	/^[a-zA-Z].*\(/ && !/;$/ { name = $0; why = cmt; cmt = ""; next }
+	/^[a-zA-Z].*\(/ && !/;$/ { name = $0; if (!prevsig) why = cmt; cmt = ""; prevsig = 1; next }
+	{ prevsig = 0 }
 	/^\{/ { start = NR; next }
 	/^\}/ && start { if (NR - start - 1 > 150 && why !~ /One piece/) print f ":" start ": " NR - start - 1 " lines: " name; start = 0; next }
 	/^[^\t]/ || /^$/ { cmt = "" }' "$f"; done)
 [ -z "$long" ] && pass "every function over 150 lines says why it is one piece" ||
 	{ fail "functions over 150 lines without a \"One piece\" comment"; echo "$long" | sed 's/^/    /'; }
+
+# comments cite documents in the repository, and the sections they cite exist
+out=$(grep -rnE '[^/]doc sections? [0-9]|[( ]doc [0-9]|DESIGN\.md|shared/docs' src tests/unit scripts 2>/dev/null)
+[ -z "$out" ] && pass "comments cite no document outside the repository" ||
+	{ fail "comments cite documents outside the repository"; echo "$out" | sed 's/^/    /'; }
+missing=""
+for sec in $(grep -rhoE 'docs/btf\.md [0-9]+(\.[0-9]+)*' src tests scripts | awk '{ print $2 }' | sort -u); do
+	grep -qE "^#+ $sec[. ]" docs/btf.md || missing="$missing $sec"
+done
+[ -z "$missing" ] && pass "every cited docs/btf.md section exists" ||
+	fail "docs/btf.md lacks cited sections:$missing"
 
 # the library holds no cli/ code and calls none (docs/api.md)
 O=${O:-build}

@@ -70,7 +70,7 @@ static inline int should_fail(void)
  * maps ask for next (encode.c).
  * In a batch this also keeps the address ranges of huge-page blocks out
  * of reuse by the module files it maps while other threads free (see
- * ARCHITECTURE.md, Memory).
+ * docs/internals.md, Memory).
  */
 #define HPAGE		(2ul << 20)
 #define BIG_SLOTS	256

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "base/hash.h"
 #include "base/mem.h"
 #include "base/pool.h"
 #include "btf/btf_internal.h"
@@ -1048,6 +1049,158 @@ fail:
 	dst->types_len = old_len;
 	dst->nr_types = old_n;
 	return -dst->err.code;
+}
+
+/* btf_strings_first_refs(): append own offset f (new: its bit was clear). */
+static __attribute__((noinline)) int first_ref_new(uint32_t f, uint32_t o, uint64_t *seen,
+						   uint32_t **v, size_t *cnt, size_t *cap)
+{
+	seen[o / 64] |= 1ull << (o % 64);
+	if (*cnt == *cap && VEC_RESERVE(*v, *cap, *cnt + 1))
+		return -ENOMEM;
+	(*v)[(*cnt)++] = f;
+	return 0;
+}
+
+/* Names per element of a record, by kind: 3 struct/union/enum64, 2 enum/proto, else 0. */
+static const uint8_t name_stride[32] = {
+	[BTF_KIND_STRUCT] = 3, [BTF_KIND_UNION] = 3, [BTF_KIND_ENUM64] = 3,
+	[BTF_KIND_ENUM] = 2, [BTF_KIND_FUNC_PROTO] = 2,
+};
+
+int btf_strings_first_refs(const struct btf *btf, uint32_t **out, size_t *n, struct diag *d)
+{
+	uint32_t id, start = btf->start_str_off, len = (uint32_t)btf->strs.len;
+	size_t cnt = 0, cap = 0;
+	uint64_t *seen = mem_array((size_t)len / 64 + 1, sizeof(uint64_t));
+	uint32_t *v = NULL;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!seen)
+		return diag_err(d, ENOMEM, "out of memory ordering strings");
+	if (!btf->base)
+		seen[0] = 1;	/* offset 0, "": no string */
+	/*
+	 * Every reference of millions of records (vmlinux before dedup: 4.35 M
+	 * types, 14.5 M references): the name, then the names of members,
+	 * enumerators or parameters, a bit per byte of the section (570 KB for
+	 * vmlinux's seeded section: in the cache); a reference below start
+	 * (the base's) wraps past len.
+	 */
+#define FIRST_REF(f) do {								\
+		uint32_t f_ = (f), o_ = f_ - start;					\
+		if (o_ < len && !(seen[o_ / 64] & 1ull << (o_ % 64)) &&		\
+		    (err = first_ref_new(f_, o_, seen, &v, &cnt, &cap)))		\
+			goto out;							\
+	} while (0)
+	for (id = 0; id < btf->nr_types; id++) {	/* (the index is built) */
+		const uint32_t *w = btf->types + btf->index[id], *p, *e;
+		unsigned stride = name_stride[w[1] >> 24 & 0x1f];
+
+		FIRST_REF(w[0]);
+		for (p = w + 3, e = p + stride * (w[1] & 0xffff); p < e; p += stride)
+			FIRST_REF(*p);
+	}
+#undef FIRST_REF
+out:
+	mem_free(seen);
+	if (err) {
+		mem_free(v);
+		return diag_err(d, ENOMEM, "out of memory ordering strings");
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+/* Old own offset -> new, open addressing (key + 1; 0 = empty). */
+struct strmap {
+	uint32_t *key, *val;
+	size_t mask;
+};
+
+static uint32_t *strmap_slot(struct strmap *m, uint32_t off)
+{
+	size_t j;
+
+	for (j = hash_mix(off) & m->mask; m->key[j] && m->key[j] != off + 1; j = (j + 1) & m->mask)
+		;
+	return &m->key[j];
+}
+
+/* The new offset of own string off: mapped, or added to ns and mapped; < 0 on error. */
+static int64_t strmap_get(struct btf *btf, struct strmap *m, struct strset *ns, uint32_t off)
+{
+	uint32_t *slot = strmap_slot(m, off);
+	const char *s;
+	int64_t n;
+
+	if (*slot)
+		return m->val[slot - m->key];
+	if (!(s = btf_name(btf, off)))
+		return -EINVAL;
+	if ((n = strset_add(ns, s, strlen(s))) < 0)
+		return -ENOMEM;
+	*slot = off + 1;
+	m->val[slot - m->key] = btf->start_str_off + (uint32_t)n;
+	return m->val[slot - m->key];
+}
+
+int btf_strings_relayout_order(struct btf *btf, const uint32_t *order, size_t n, struct diag *d)
+{
+	struct strset ns = { 0 };
+	struct strmap m = { 0 };
+	uint32_t id, end = btf_type_count(btf);
+	size_t i, slots = 16;
+	int64_t v;
+	int err = 0;
+
+	while (slots < 2 * n + 16)
+		slots *= 2;
+	m.mask = slots - 1;
+	m.key = mem_array(slots, sizeof(uint32_t));
+	m.val = mem_array(slots, sizeof(uint32_t));
+	if (btf_writable(btf) || !m.key || !m.val || strset_init(&ns, btf->start_id == 1 && !btf->base) ||
+	    strset_reserve(&ns, n + 16, btf->strs.len)) {
+		err = diag_err(d, ENOMEM, "out of memory re-laying out strings");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		if ((v = strmap_get(btf, &m, &ns, order[i])) < 0) {
+			err = diag_err(d, (int)-v, "string offset %u: %s re-laying out strings", order[i],
+				       strerror((int)-v));
+			goto out;
+		}
+	for (id = btf->start_id; id < end; id++) {
+		struct btf_type *t = btf_type_mut(btf, id);
+		struct btf_field_iter it;
+		uint32_t *f;
+
+		if (!t || btf_field_iter_init(&it, t, BTF_FIELD_STRS)) {
+			err = diag_err(d, EINVAL, "type [%u]: unknown kind re-laying out strings", id);
+			goto out;
+		}
+		while ((f = btf_field_iter_next(&it))) {
+			if (*f < btf->start_str_off || (*f == 0 && !btf->base))
+				continue;
+			if ((v = strmap_get(btf, &m, &ns, *f)) < 0) {
+				err = diag_err(d, (int)-v, "type [%u]: string offset %u: %s", id, *f,
+					       strerror((int)-v));
+				goto out;
+			}
+			*f = (uint32_t)v;
+		}
+	}
+	strset_free(&btf->strs);
+	btf->strs = ns;
+	ns = (struct strset){ 0 };
+out:
+	strset_free(&ns);
+	mem_free(m.key);
+	mem_free(m.val);
+	return err;
 }
 
 int btf_strings_relayout(struct btf *btf, struct diag *d)

@@ -7,7 +7,7 @@
  * included), own string offsets at the base's total string length.
  *
  * Format constants and record layouts are our own (no <linux/btf.h>); they
- * follow docs/btf-format-and-dedup.md section 1.
+ * follow docs/btf.md section 1.
  *
  * Errors: functions return a negative errno.  Parse/write/validate record
  * a one-line message in the caller's struct diag; the builder records it
@@ -277,7 +277,7 @@ static inline const char *btf_kind_str(unsigned kind)
 
 /*
  * The type-id fields of record w (uint32_t *) of kind k, in field order
- * (doc section 1.7): the statement after P runs with P (uint32_t *) at each.  For a
+ * (docs/btf.md 1.7): the statement after P runs with P (uint32_t *) at each.  For a
  * constant k (under BTF_KIND_DISPATCH) it is straight-line code; the
  * generic walk is btf_field_iter.
  */
@@ -448,12 +448,26 @@ int btf_index_strings(struct btf *btf);
 int64_t btf_add_str(struct btf *btf, const char *str);
 /*
  * Rebuild the own string section in first-reference order: every string
- * field of every own type in id order (doc section 1.7 field order), each
+ * field of every own type in id order (docs/btf.md 1.7 field order), each
  * string once, unreferenced strings dropped ("" first for base BTF).  Gives
  * a section that depends only on the types, whatever order strings were
  * added in.
  */
 int btf_strings_relayout(struct btf *btf, struct diag *d);
+/*
+ * The own string offsets the own types refer to, in order of first
+ * reference (id order, field order), each once: *out (mem_free) and *n.
+ * Taken before a dedup that keeps the section (btf_dedup_opts.keep_strings),
+ * it is libbpf's string order: its dedup lays strings out so first.
+ */
+int btf_strings_first_refs(const struct btf *btf, uint32_t **out, size_t *n, struct diag *d);
+/*
+ * Rebuild the own string section with order's strings first, in that
+ * order, then the others the types refer to (first-reference order);
+ * unreferenced strings not in order are dropped.  With order from
+ * btf_strings_first_refs() before dedup: libbpf's section after its dedup.
+ */
+int btf_strings_relayout_order(struct btf *btf, const uint32_t *order, size_t n, struct diag *d);
 
 /* First type (base first, then own, in id order) with that name and kind. */
 int btf_find_by_name_kind(const struct btf *btf, const char *name, unsigned kind);
@@ -506,7 +520,7 @@ int btf_add_raw(struct btf *btf, const struct btf_type *t, size_t bytes);
 int btf_append(struct btf *dst, const struct btf *src);
 
 /*
- * Field iteration in the order of doc section 1.7: every type-id field or
+ * Field iteration in the order of docs/btf.md 1.7: every type-id field or
  * every string-offset field of one record.
  *
  *	struct btf_field_iter it;
@@ -607,7 +621,7 @@ static inline enum btf_endian btf_host_endian(void)
 }
 
 /*
- * Validation with the kernel's rules (doc section 3) on a raw blob.
+ * Validation with the kernel's rules (docs/btf.md 3) on a raw blob.
  * Default ("kernel" mode): what the kernel checks on vmlinux/module BTF:
  * header and section tiling, string section, per-type meta checks,
  * modifier chains and type-tag order.  BTF_VALIDATE_STRICT adds the

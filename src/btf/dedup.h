@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * BTF deduplication with libbpf's semantics (doc section 4).
+ * BTF deduplication with libbpf's semantics (docs/btf.md 4).
  *
  * btf_dedup() rewrites a BTF in place so that every class of equivalent
  * types is represented by one canonical type, like libbpf's btf__dedup():
@@ -15,7 +15,7 @@
  * Split BTF: base types never change; split types equal to base types are
  * removed and references redirected to the base ids.
  *
- * Strings (doc 4.5): libbpf re-lays out the string section (unique strings
+ * Strings (docs/btf.md 4.5): libbpf re-lays out the string section (unique strings
  * in first-reference order) only for BTF whose strings were not built by
  * its writer API.  We make that explicit: by default strings are
  * deduplicated (what libbpf does for a parsed BTF, the usual input of a
@@ -33,7 +33,7 @@
 
 #include "btf/btf.h"
 
-/* Which libbpf's dedup to reproduce (doc 4.15). */
+/* Which libbpf's dedup to reproduce (docs/btf.md 4.15). */
 enum btf_dedup_compat {
 	/*
 	 * libbpf 1.1.x-1.5.x: TYPEDEF is a reference type (phase 5, common

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Distilled base BTF and relocation (doc section 5), libbpf's
+ * Distilled base BTF and relocation (docs/btf.md 5), libbpf's
  * btf__distill_base() / btf__relocate() semantics.
  *
  * Distilling a split BTF S over base B gives a minimal base B' (named INT,

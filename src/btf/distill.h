@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Distilled base BTF and relocation (doc section 5). */
+/* Distilled base BTF and relocation (docs/btf.md 5). */
 #ifndef BTFC_BTF_DISTILL_H
 #define BTFC_BTF_DISTILL_H
 

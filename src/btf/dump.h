@@ -3,7 +3,7 @@
  * BTF as text.  Output goes through emit(ctx, bytes, n); a non-zero
  * return from emit aborts the dump with that error (and a message in d).
  *
- * btf_dump_c (dump_c.c): C header generation (doc section 6), a
+ * btf_dump_c (dump_c.c): C header generation (docs/btf.md 6), a
  * compilable vmlinux.h-style header.
  * btf_dump_raw, btf_dump_json (print.c): bpftool's `format raw` text and
  * its `-j` JSON, byte for byte (bpftool v7.1, libbpf 1.1).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * BTF -> compilable C header (doc section 6), the algorithm of libbpf's
+ * BTF -> compilable C header (docs/btf.md 6), the algorithm of libbpf's
  * btf_dump (ordering into an emit queue, then emission with forward
  * declarations, declarator chains, padding and ___N name de-duplication)
  * inside bpftool v7.1's vmlinux.h wrapper, so that the output can be

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Raw blob -> struct btf (doc section 1.10).  Every record field is a u32,
+ * Raw blob -> struct btf (docs/btf.md 1.10).  Every record field is a u32,
  * so a foreign-order type section is swapped word by word before the walk.
  */
 #include "btf/btf.h"

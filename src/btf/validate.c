@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The kernel's BTF checks (doc section 3, kernel/bpf/btf.c), on a raw blob.
+ * The kernel's BTF checks (docs/btf.md 3, kernel/bpf/btf.c), on a raw blob.
  *
  * Kernel mode = what the kernel runs on vmlinux and module BTF: header and
  * section tiling (3.1), string section (3.2), per-type meta checks (3.3),
@@ -24,7 +24,7 @@
 #define KSYM_NAME_LEN		512
 #define MAX_RESOLVE_DEPTH	32
 #define BTF_MAX_SIZE		(16 * 1024 * 1024)
-#define PTR_SIZE		8	/* the kernel's pointer size (64-bit targets) */
+#define PTR_SIZE		8	/* a pointer's size when no "long" says otherwise */
 
 enum { NOT_VISITED, VISITED, RESOLVED };
 enum { RESOLVE_TBD, RESOLVE_PTR, RESOLVE_STRUCT_OR_ARRAY };
@@ -47,6 +47,7 @@ struct vctx {
 	uint32_t checked_from;		/* ids below are treated as resolved */
 	bool quiet;			/* resolving the base: no findings */
 	int mode;
+	uint32_t ptr_size;		/* of the blob's target (guess_ptr_size()) */
 	struct vertex stack[MAX_RESOLVE_DEPTH];
 	int top;
 };
@@ -560,10 +561,40 @@ static const struct btf_type *tby(const struct vctx *v, uint32_t id)
 	return btf_type_by_id(v->btf, id);
 }
 
+
 static bool k_is(const struct btf_type *t, unsigned k) { return t && btf_kind(t) == k; }
 static bool is_void(const struct btf_type *t) { return t && btf_kind(t) == BTF_KIND_UNKN; }
 static bool is_struct(const struct btf_type *t) { return t && btf_is_composite_kind(btf_kind(t)); }
 static bool is_mod(const struct btf_type *t) { return t && btf_is_modifier_kind(btf_kind(t)); }
+
+/*
+ * The pointer size of the BTF's target, as libbpf guesses it: the size of
+ * its first "long" INT (4 or 8), else 8.  A kernel checks pointers at its
+ * own size, so BTF of a 32-bit target is checked as a 32-bit kernel would.
+ */
+static uint32_t guess_ptr_size(const struct vctx *v)
+{
+	static const char *const longs[] = {
+		"long", "long int", "int long", "unsigned long", "long unsigned",
+		"unsigned long int", "unsigned int long", "long unsigned int",
+		"long int unsigned", "int unsigned long", "int long unsigned",
+	};
+	uint32_t id, n = btf_type_count(v->btf);
+	size_t i;
+
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = tby(v, id);
+		const char *name;
+
+		if (!k_is(t, BTF_KIND_INT) || (t->size != 4 && t->size != 8) ||
+		    !(name = btf_name(v->btf, t->name_off)))
+			continue;
+		for (i = 0; i < ARRAY_SIZE(longs); i++)
+			if (!strcmp(name, longs[i]))
+				return t->size;
+	}
+	return PTR_SIZE;
+}
 
 static bool source_only(const struct btf_type *t)
 {
@@ -700,7 +731,7 @@ static const struct btf_type *id_size(const struct vctx *v, uint32_t *id, uint32
 	} else if (k_is(t, BTF_KIND_ARRAY)) {
 		sz = v->rsize[sid];
 	} else if (k_is(t, BTF_KIND_PTR)) {
-		sz = PTR_SIZE;
+		sz = v->ptr_size;
 	} else {
 		if (!is_mod(t) && !k_is(t, BTF_KIND_VAR))
 			return NULL;
@@ -713,7 +744,7 @@ static const struct btf_type *id_size(const struct vctx *v, uint32_t *id, uint32
 		else if (k_is(t, BTF_KIND_ARRAY))
 			sz = v->rsize[sid];
 		else if (k_is(t, BTF_KIND_PTR))
-			sz = PTR_SIZE;
+			sz = v->ptr_size;
 		else
 			return NULL;
 	}
@@ -897,7 +928,7 @@ static int check_member(struct vctx *v, const struct btf_type *st, const struct 
 		if (MASKED(off))
 			return cur_finding(v, EINVAL, "member '%.64s': Member is not byte aligned", mname);
 		if (k_is(mt, BTF_KIND_PTR)) {
-			msize = PTR_SIZE;
+			msize = v->ptr_size;
 		} else if (k_is(mt, BTF_KIND_ARRAY)) {
 			uint32_t aid = mtype;
 
@@ -909,7 +940,7 @@ static int check_member(struct vctx *v, const struct btf_type *st, const struct 
 		return 0;
 	}
 	case BTF_KIND_FLOAT: {
-		uint32_t align_bits = MIN((uint32_t)PTR_SIZE, mt->size) * 8;
+		uint32_t align_bits = MIN(v->ptr_size, mt->size) * 8;
 
 		if (off % align_bits)
 			return cur_finding(v, EINVAL, "member '%.64s': Member is not properly aligned",
@@ -1256,6 +1287,8 @@ int btf_validate(const void *data, size_t len, const struct btf *base, unsigned 
 
 	if ((err = check_all_metas(&v)))
 		goto out;
+	if (flags & BTF_VALIDATE_STRICT)
+		v.ptr_size = guess_ptr_size(&v);
 	if ((flags & BTF_VALIDATE_STRICT) && (err = check_all_types(&v)))
 		goto out;
 	check_type_tags(&v);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* struct btf -> raw blob in canonical section order (doc section 1.11). */
+/* struct btf -> raw blob in canonical section order (docs/btf.md 1.11). */
 #include "btf/btf.h"
 #include "btf/btf_internal.h"
 

@@ -12,8 +12,8 @@
  *   - everything else is pahole's struct view and goes to `btfc layout`,
  *     whose long option names are pahole's.
  *
- * Option semantics follow pahole (shared/docs/pahole-reference.md 1.3,
- * 1.4): -j's count must be attached (-j8, --jobs=8; a bare -j means all
+ * Option semantics follow pahole 1.31 (its man page and pahole.c):
+ * -j's count must be attached (-j8, --jobs=8; a bare -j means all
  * CPUs), the first --btf_features* resets every feature knob and later
  * ones only add, legacy flags act on the same knobs in argv order, unknown
  * feature names are ignored (listed under -V) unless strict.

@@ -350,7 +350,7 @@ enum {
 	DW_OP_regx = 0x90, DW_OP_fbreg = 0x91, DW_OP_bregx = 0x92, DW_OP_piece = 0x93,
 	DW_OP_call_frame_cfa = 0x9c, DW_OP_implicit_value = 0x9e, DW_OP_stack_value = 0x9f,
 	DW_OP_implicit_pointer = 0xa0, DW_OP_addrx = 0xa1, DW_OP_entry_value = 0xa3,
-	DW_OP_GNU_entry_value = 0xf3, DW_OP_GNU_parameter_ref = 0xfa,
+	DW_OP_GNU_entry_value = 0xf3, DW_OP_GNU_parameter_ref = 0xfa, DW_OP_GNU_addr_index = 0xfb,
 };
 
 #define DW_LANG_C89 0x0001

@@ -36,9 +36,10 @@ static void dctx_init(struct dctx *x, const struct dw_file *f, const struct dw_u
 	x->d = d;
 	x->hbase[0] = 0;	/* HOW_PLAIN, HOW_REF, HOW_STRP */
 	x->hbase[1] = x->refbase;
-	x->hbase[2] = (uint64_t)(uintptr_t)x->f->s.str.p;
+	x->str_base = u->str_base <= x->f->s.str.len ? u->str_base : x->f->s.str.len;
+	x->hbase[2] = (uint64_t)(uintptr_t)x->f->s.str.p + x->str_base;
 	x->hlim[0] = x->hlim[1] = ~0ull;
-	x->hlim[2] = x->f->s.str.len;
+	x->hlim[2] = x->f->s.str.len - x->str_base;
 	x->sizes_ok = u->abbrevs && u->abbrevs->asz == u->addr_size &&
 		      u->abbrevs->osz == u->offset_size;
 }
@@ -64,7 +65,7 @@ static const char *strx(const struct dctx *x, uint64_t idx)
 
 	if (idx > f->s.str_offsets.len / osz || pos + osz > f->s.str_offsets.len)
 		return NULL;
-	return str_at(f, dw_uN(f, f->s.str_offsets.p + pos, osz));
+	return str_at(f, dw_uN(f, f->s.str_offsets.p + pos, osz) + x->str_base);
 }
 
 static bool addrx(const struct dctx *x, uint64_t idx, uint64_t *out)
@@ -73,10 +74,24 @@ static bool addrx(const struct dctx *x, uint64_t idx, uint64_t *out)
 	unsigned asz = x->u->addr_size;
 	uint64_t pos = x->u->addr_base + idx * asz;
 
+	if (unlikely(x->u->no_addr)) {	/* a .dwo read without its skeleton */
+		*out = 0;
+		return true;
+	}
+
 	if (idx > f->s.addr.len / asz || pos + asz > f->s.addr.len)
 		return false;
 	*out = dw_uN(f, f->s.addr.p + pos, asz);
 	return true;
+}
+
+bool dw_addr_index(const struct dw_file *f, const struct dw_unit *u, uint64_t idx, uint64_t *out)
+{
+	struct dctx x;
+	struct diag d;
+
+	dctx_init(&x, f, u, &d);
+	return addrx(&x, idx, out);
 }
 
 static bool listx(const struct dctx *x, uint64_t base, struct bslice sec, uint64_t idx,
@@ -174,7 +189,7 @@ again:
 		if (!a)
 			break;
 		if (form == DW_FORM_strp)
-			s = str_at(f, v);
+			s = str_at(f, v + x->str_base);
 		else if (form == DW_FORM_line_strp)
 			s = v < f->s.line_str.len ? (const char *)f->s.line_str.p + v : NULL;
 		else if (!f->alt)
@@ -379,7 +394,7 @@ decode_fast(const struct dctx *x, const struct dw_abbrev *ab, const uint8_t **pp
 			a->cls = DW_CL_FLAG;
 			continue;
 		case DW_FORM_strp:
-			v = osz == 4 ? U32(p) : U64(p);
+			v = (osz == 4 ? U32(p) : U64(p)) + x->str_base;
 			p += osz;
 			if (unlikely(v >= f->s.str.len))
 				return bad(x, die->off, "string offset past the end of .debug_str, form",
@@ -1316,6 +1331,25 @@ static int scan_unit_die_at(const struct dw_file *f, struct dw_unit *u, const ui
 		a = dw_attr(die, DW_AT_low_pc);
 		if (a && a->cls == DW_CL_ADDR)
 			u->low_pc = a->u;
+		/* DWARF 4 has no unit types: a dwz partial unit is known by its tag */
+		if (die->tag == DW_TAG_partial_unit && u->unit_type == DW_UT_compile)
+			u->unit_type = DW_UT_partial;
+		/* split DWARF: the skeleton's .dwo (DWARF 5, and GNU's DWARF 4 extension) */
+		a = dw_attr(die, DW_AT_dwo_name);
+		if (!a)
+			a = dw_attr(die, DW_AT_GNU_dwo_name);
+		if (a && a->cls == DW_CL_STRING)
+			u->dwo_name = copy_str_at(a->str, start, end, map);
+		a = dw_attr(die, DW_AT_comp_dir);
+		if (a && a->cls == DW_CL_STRING)
+			u->comp_dir = copy_str_at(a->str, start, end, map);
+		a = dw_attr(die, DW_AT_GNU_dwo_id);
+		if (a && a->cls == DW_CL_CONST && u->version < 5) {
+			u->dwo_id = a->u;
+			u->has_dwo_id = true;
+		}
+		if (u->version >= 5 && (u->unit_type == DW_UT_skeleton || u->unit_type == DW_UT_split_compile))
+			u->has_dwo_id = true;
 	}
 	mem_free(die);
 	return r < 0 ? r : 0;

@@ -45,6 +45,23 @@ struct dw_sections {
 	 */
 	ssize_t (*info_peek)(void *ctx, uint64_t off, void *buf, size_t len);
 	void *peek_ctx;
+	/*
+	 * Split DWARF (optional): the units whose headers lie in [off, off +
+	 * len) of .debug_info (types: .debug_types) read their abbreviations,
+	 * strings, string offsets and lists from these offsets of the
+	 * sections on (a .dwp's index; .dwo files joined by the caller).
+	 * Sorted by (types, off), not overlapping.
+	 */
+	const struct dw_contrib *contrib;
+	size_t ncontrib;
+};
+
+struct dw_contrib {
+	uint64_t off, len;
+	bool types;
+	uint64_t abbrev, str, str_offsets, loc, loclists, rnglists;
+	uint64_t addr_base;	/* in .debug_addr: the skeleton's DW_AT_addr_base */
+	bool has_addr;		/* a skeleton gave addr_base; else addresses read as 0 */
 };
 
 enum dw_class {
@@ -90,6 +107,13 @@ struct dw_unit {
 	uint64_t str_offsets_base, addr_base, rnglists_base, loclists_base, low_pc;
 	uint32_t lang;
 	const char *name, *producer;
+	const char *dwo_name, *comp_dir;	/* split DWARF: a skeleton's .dwo, its directory */
+	bool has_dwo_id;	/* dwo_id is set: a skeleton or split unit (DWARF 5 header, GNU's DW_AT_GNU_dwo_id) */
+	/* A unit of a dw_contrib: split DWARF (DWARF 4: GNU's .debug_loc.dwo entries). */
+	bool split;
+	bool no_addr;		/* split, with no skeleton's .debug_addr: addresses read as 0 */
+	uint64_t str_base;	/* added to its string offsets (strp, and strx's entries) */
+	uint64_t loc_base;	/* added to its location lists' section offsets */
 	uint32_t index;		/* position among the file's units */
 };
 
@@ -125,6 +149,7 @@ struct dw_dctx {
 	/* For planned decodes: bases and bounds by pspec.how, and whether the
 	   unit's sizes are its abbreviation table's (fixed sizes hold). */
 	uint64_t hbase[3], hlim[3];
+	uint64_t str_base;		/* the unit's, bounded by .debug_str */
 	bool sizes_ok;
 };
 
@@ -167,6 +192,11 @@ const struct dw_file *dw_file_alt(const struct dw_file *f);
 const struct diag *dw_file_index_error(const struct dw_file *f);
 /* The unit containing global reference ref (in f or its alt file), or NULL. */
 const struct dw_unit *dw_unit_of(const struct dw_file *f, uint64_t ref);
+/*
+ * Entry idx of unit u's address table (DW_OP_addrx, DW_OP_GNU_addr_index);
+ * false if out of range (a split unit without its skeleton's: 0).
+ */
+bool dw_addr_index(const struct dw_file *f, const struct dw_unit *u, uint64_t idx, uint64_t *out);
 /* Resolve a type signature to a global DIE ref; 0 if unknown. */
 uint64_t dw_sig_lookup(const struct dw_file *f, uint64_t sig);
 

@@ -176,6 +176,71 @@ trunc:
 			(unsigned long long)off);
 }
 
+/*
+ * GNU's split DWARF 4 lists (.debug_loc.dwo): a kind byte, address
+ * indexes into the skeleton's .debug_addr, a 2-byte expression length.
+ * Their ranges are not compared (as DWARF 5's indexed ones in loclist5):
+ * the first entry stands for the list.
+ */
+static int loclist_gnu_dwo(const struct dw_file *f, const struct dw_unit *u, const uint8_t *p,
+			   const uint8_t *end, uint64_t off, struct dw_loc *out, struct diag *d,
+			   loc_visit_fn visit, void *vctx)
+{
+	bool have_first = false;
+	struct dw_loc first = { 0 };
+
+	while (p < end) {
+		uint8_t k = *p++;
+		uint64_t elen;
+		struct dw_loc l;
+
+		switch (k) {
+		case 0:		/* DW_LLE_GNU_end_of_list_entry */
+			goto done;
+		case 1:		/* base_address_selection: an index */
+			dw_uleb(&p, end);
+			continue;
+		case 2:		/* start_end: two indexes */
+			dw_uleb(&p, end);
+			dw_uleb(&p, end);
+			break;
+		case 3:		/* start_length: an index and a 4-byte length */
+			dw_uleb(&p, end);
+			if (p > end || end - p < 4)
+				goto trunc;
+			p += 4;
+			break;
+		default:
+			return diag_err(d, EINVAL, "%s: .debug_loc.dwo 0x%llx: unknown entry kind 0x%x",
+					f->path, (unsigned long long)(p - 1 - f->s.loc.p), k);
+		}
+		if (p > end || end - p < 2)
+			goto trunc;
+		elen = dw_u16(f, p);
+		p += 2;
+		if (elen > (uint64_t)(end - p))
+			goto trunc;
+		dw_expr_classify(p, (size_t)elen, u->addr_size, &l);
+		l.is_list = true;
+		if (visit && visit(vctx, p, (size_t)elen, &l))
+			return 0;
+		p += elen;
+		if (!have_first) {
+			first = l;
+			have_first = true;
+		}
+	}
+done:
+	*out = first;
+	out->is_list = true;
+	if (!have_first)
+		out->kind = DW_LOC_NONE;
+	return 0;
+trunc:
+	return diag_err(d, EINVAL, "%s: .debug_loc.dwo list at 0x%llx is truncated", f->path,
+			(unsigned long long)off);
+}
+
 static int loclist4(const struct dw_file *f, const struct dw_unit *u, uint64_t off,
 		    uint64_t entry_pc, struct dw_loc *out, struct diag *d, loc_visit_fn visit,
 		    void *vctx)
@@ -191,6 +256,8 @@ static int loclist4(const struct dw_file *f, const struct dw_unit *u, uint64_t o
 				(unsigned long long)off);
 	p = f->s.loc.p + off;
 	end = f->s.loc.p + f->s.loc.len;
+	if (u->split)
+		return loclist_gnu_dwo(f, u, p, end, off, out, d, visit, vctx);
 	for (;;) {
 		uint64_t lo, hi, elen;
 		struct dw_loc l;
@@ -254,9 +321,11 @@ int dw_loc_classify(const struct dw_file *f, const struct dw_die *die, uint64_t 
 			"%s: DIE 0x%llx: malformed location expression", f->path,
 			(unsigned long long)DW_REF_OFF(die->off)) : 0;
 	if (a->cls == DW_CL_SECOFF || a->cls == DW_CL_LISTX) {
+		uint64_t off = a->u + (a->cls == DW_CL_SECOFF ? u->loc_base : 0);
+
 		if (u->version >= 5)
-			return loclist5(f, u, a->u, entry_pc, out, d, NULL, NULL);
-		return loclist4(f, u, a->u, entry_pc, out, d, NULL, NULL);
+			return loclist5(f, u, off, entry_pc, out, d, NULL, NULL);
+		return loclist4(f, u, off, entry_pc, out, d, NULL, NULL);
 	}
 	if (a->cls == DW_CL_CONST && u->version < 4)	/* DWARF 2/3 loclistptr as data4/8 */
 		return loclist4(f, u, a->u, entry_pc, out, d, NULL, NULL);
@@ -410,9 +479,12 @@ int dw_param_entry_op(const struct dw_file *f, const struct dw_die *die, int exp
 	diag_clear(&d);
 	if (a->cls == DW_CL_BLOCK)
 		entry_reg_visit(&r, a->blk, a->len, NULL);
-	else if (a->cls == DW_CL_SECOFF || a->cls == DW_CL_LISTX)
-		u->version >= 5 ? loclist5(f, u, a->u, 0, &l, &d, entry_reg_visit, &r)
-				: loclist4(f, u, a->u, 0, &l, &d, entry_reg_visit, &r);
+	else if (a->cls == DW_CL_SECOFF || a->cls == DW_CL_LISTX) {
+		uint64_t off = a->u + (a->cls == DW_CL_SECOFF ? u->loc_base : 0);
+
+		u->version >= 5 ? loclist5(f, u, off, 0, &l, &d, entry_reg_visit, &r)
+				: loclist4(f, u, off, 0, &l, &d, entry_reg_visit, &r);
+	}
 	else if (a->cls == DW_CL_CONST && u->version < 4)
 		loclist4(f, u, a->u, 0, &l, &d, entry_reg_visit, &r);
 	return r.found;

@@ -330,6 +330,26 @@ static void parse_tables_ahead(struct dw_file *f, unsigned jobs)
 	mem_free(a.v);
 }
 
+/* The split-DWARF contribution holding the unit at off, or NULL. */
+static const struct dw_contrib *find_contrib(const struct dw_file *f, bool types, uint64_t off)
+{
+	size_t lo = 0, hi = f->s.ncontrib;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct dw_contrib *c = &f->s.contrib[mid];
+
+		if (c->types != types ? c->types < types : c->off + c->len <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < f->s.ncontrib && f->s.contrib[lo].types == types &&
+	    off >= f->s.contrib[lo].off && off - f->s.contrib[lo].off < f->s.contrib[lo].len)
+		return &f->s.contrib[lo];
+	return NULL;
+}
+
 /*
  * Parse the units of one section from *offp, at most max of them; *offp
  * is where the index stopped (sec.len: at the end, or where no later unit
@@ -350,6 +370,7 @@ static int index_section(struct dw_file *f, struct bslice sec, bool types, size_
 		uint64_t abbrev_off = 0;
 		uint8_t head[HEAD_PEEK];
 		ssize_t nh = peek_head(f, types, off, head);
+		const struct dw_contrib *c = NULL;
 		size_t at;
 		enum hdr h;
 
@@ -375,6 +396,10 @@ static int index_section(struct dw_file *f, struct bslice sec, bool types, size_
 		}
 		off = u->end;
 		diag_clear(&ud);
+		if (f->s.ncontrib && (c = find_contrib(f, types, u->off))) {
+			u->split = true;
+			abbrev_off += c->abbrev;
+		}
 		if ((err = find_abbrevs(f, abbrev_off, u->addr_size, u->offset_size, &u->abbrevs,
 					 &ud))) {
 			if (err == -ENOMEM)
@@ -388,6 +413,18 @@ static int index_section(struct dw_file *f, struct bslice sec, bool types, size_
 			/* Defaults for units without explicit bases (split units). */
 			u->str_offsets_base = u->offset_size == 8 ? 16 : 8;
 			u->addr_base = 8;
+		}
+		if (u->split) {
+			/* the unit's parts; a DWARF 5 list section's offsets follow its header */
+			unsigned lh = u->version >= 5 ? (u->offset_size == 8 ? 20 : 12) : 0;
+
+			u->str_offsets_base += c->str_offsets;
+			u->str_base = c->str;
+			u->loc_base = u->version >= 5 ? c->loclists : c->loc;
+			u->loclists_base = c->loclists + lh;
+			u->rnglists_base = c->rnglists + lh;
+			u->addr_base = c->addr_base;
+			u->no_addr = !c->has_addr;
 		}
 		at = (size_t)(u->die_off - u->off);	/* the DIE in head */
 		if ((err = dw_scan_unit_die(f, u, nh > (ssize_t)at ? head + at : NULL,
@@ -485,7 +522,7 @@ int dw_file_open(struct dw_file **out, const char *path, const struct dw_section
 	if ((err = file_new(&f, path, s, big_endian, alt,
 			    MAX((size_t)64 << 10, MIN(s->abbrev.len * 6, (size_t)16 << 20)), d)))
 		return err;
-	if (jobs > 1)
+	if (jobs > 1 && !s->ncontrib)	/* (the scan knows no contributions) */
 		parse_tables_ahead(f, jobs);
 	if ((err = index_section(f, f->s.info, false, &f->units_cap, SIZE_MAX, &off, d)))
 		goto fail;

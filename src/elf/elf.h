@@ -56,6 +56,17 @@ int belf_raw(struct belf *e, size_t idx, struct bslice *out, struct diag *d);
  * A missing section yields an empty slice and 0.  Cached.
  */
 int belf_debug(struct belf *e, const char *name, struct bslice *out, struct diag *d);
+/*
+ * belf_debug() with flags.  BELF_DEBUG_LENIENT: a section the caller can
+ * do without (location and range lists): a relocation of a type btfc
+ * cannot apply is left unapplied and counted (belf_skipped_relocs())
+ * instead of failing; the others still fail, naming the type.
+ */
+#define BELF_DEBUG_LENIENT 1u
+int belf_debug_opt(struct belf *e, const char *name, unsigned flags, struct bslice *out,
+		   struct diag *d);
+/* Relocations left unapplied so far, and the first one (section, index, type), or 0. */
+size_t belf_skipped_relocs(const struct belf *e, const char **first);
 
 /*
  * The address a section is taken to load at.  Its sh_addr, except in ET_REL

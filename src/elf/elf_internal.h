@@ -27,6 +27,10 @@ struct belf {
 	struct belf_sym *syms;
 	size_t nsyms;
 	bool syms_loaded;
+	/* belf_debug_opt(BELF_DEBUG_LENIENT): relocations skipped, the first one's description */
+	bool lenient;
+	size_t nskipped;
+	char skipped[200];
 };
 
 /* debug.c */

@@ -55,10 +55,11 @@ static const uint16_t other_attrs[] = {
 	DW_AT_high_pc, DW_AT_language, DW_AT_producer, DW_AT_lower_bound, DW_AT_upper_bound,
 	DW_AT_abstract_origin, DW_AT_count, DW_AT_declaration, DW_AT_encoding, DW_AT_external,
 	DW_AT_specification, DW_AT_ranges, DW_AT_alignment, DW_AT_linkage_name, DW_AT_artificial,
+	DW_AT_signature, DW_AT_import,
 };
 
 /* The filter: other_attrs and the leaves' attributes. */
-static struct dw_filter *walk_filter(void)
+struct dw_filter *enc_walk_filter(void)
 {
 	uint16_t ats[sizeof(other_attrs) / sizeof(other_attrs[0]) +
 		     sizeof(leaves) / sizeof(leaves[0]) * DW_LEAF_MAX];
@@ -83,250 +84,54 @@ static struct dw_filter *walk_filter(void)
 	return fl;
 }
 
-struct enc_worker *enc_worker_new(void)
-{
-	struct enc_worker *w = mem_zalloc(sizeof(struct enc_worker));
-
-	if (!w)
-		return NULL;
-	arena_init(&w->scache_text.copies, 64 << 10);
-	if (!(w->filter = walk_filter())) {
-		enc_worker_free(w);
-		return NULL;
-	}
-	return w;
-}
-
-void enc_worker_recycle(struct enc_worker *w)
-{
-	/* Cached offsets are into the last run's output. */
-	memset(w->shorts, 0, sizeof(w->shorts));
-	if (w->scache_text.cap) {
-		scache_free(&w->scache_text);
-		arena_init(&w->scache_text.copies, 64 << 10);
-	}
-	/* The direct array's entries go through its log at the next map_direct(). */
-	w->map.dlen = 0;
-	/* the last run's abbreviation tables are gone: their plans too */
-	dw_filter_forget(w->filter);
-}
-
-void enc_worker_free(struct enc_worker *w)
-{
-	if (!w)
-		return;
-	mem_free(w->map.keys);
-	mem_free(w->map.vals);
-	mem_free(w->map.gens);
-	mem_free(w->map.direct);
-	mem_free(w->map.dlog);
-	mem_free(w->types);
-	mem_free(w->kids);
-	mem_free(w->kids_sorted);
-	mem_free(w->funcs);
-	mem_free(w->vars);
-	mem_free(w->tags);
-	mem_free(w->unexp_origins);
-	mem_free(w->packed);
-	mem_free(w->count);
-	mem_free(w->open);
-	mem_free(w->open_kind);
-	scache_free(&w->scache_text);
-	dw_filter_free(w->filter);
-	mem_free(w);
-}
-
-void cu_frag_reset(struct cu_frag *f)
-{
-	f->nwords = f->nrecs = f->nfuncs = f->nvars = f->notes_len = 0;
-	if (f->notes)
-		f->notes[0] = 0;
-	f->ntypes = f->int_id = f->synth_id = 0;
-	f->skipped = f->has_int = false;
-	f->loc_min = UINT64_MAX;
-	f->err = 0;
-	diag_clear(&f->diag);
-}
-
-void cu_frag_free(struct cu_frag *f)
-{
-	mem_free(f->words);
-	mem_free(f->recs);
-	mem_free(f->funcs);
-	mem_free(f->vars);
-	mem_free(f->notes);
-	mem_free(f->ubuf);
-	memset(f, 0, sizeof(*f));
-}
-
-void enc_note(struct enc_worker *w, const char *fmt, ...)
-{
-	struct cu_frag *f = w->frag;
-	char line[512];
-	va_list ap;
-	int n;
-
-	if (!w->ctx->o->verbose)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(line))
-		n = sizeof(line) - 1;
-	if (mem_grow((void **)&f->notes, &f->notes_cap, 1, f->notes_len + (size_t)n + 2))
-		return;
-	memcpy(f->notes + f->notes_len, line, (size_t)n);
-	f->notes_len += (size_t)n;
-	f->notes[f->notes_len++] = '\n';
-	f->notes[f->notes_len] = 0;
-}
-
-/* ---- the reference map ---- */
-
-/* Most entries a unit's length asks map_reset() for up front (it grows past them). */
-#define MAP_HINT_MAX (1u << 20)
-
-static int map_reset(struct refmap *m, size_t expect)
-{
-	size_t cap = 1024;
-
-	while (cap < expect * 2)
-		cap *= 2;
-	if (cap > m->cap) {
-		mem_free(m->keys);
-		mem_free(m->vals);
-		mem_free(m->gens);
-		m->keys = mem_array(cap, sizeof(*m->keys));
-		m->vals = mem_array(cap, sizeof(*m->vals));
-		m->gens = mem_array(cap, sizeof(*m->gens));
-		m->cap = cap;
-		m->gen = 0;
-		if (!m->keys || !m->vals || !m->gens) {
-			m->cap = 0;
-			return -ENOMEM;
-		}
-	}
-	if (++m->gen == 0) {	/* wrapped: really clear */
-		memset(m->gens, 0, m->cap * sizeof(*m->gens));
-		m->gen = 1;
-	}
-	m->n = 0;
-	return 0;
-}
-
-/* Point the direct array at unit u (plain .debug_info units only). */
-static int map_direct(struct refmap *m, const struct dw_unit *u)
-{
-	uint64_t len = u->end - u->off;
-	size_t i;
-
-	for (i = 0; i < m->dlog_n; i++)
-		m->direct[m->dlog[i]] = 0;
-	m->dlog_n = 0;
-	m->dbase = u->off;
-	m->dlen = 0;
-	if (u->in_types || len > (64u << 20))
-		return 0;	/* huge (LTO) units use the hash table */
-	if (len > m->dcap) {
-		mem_free(m->direct);
-		m->direct = mem_array(len, sizeof(*m->direct));
-		if (!m->direct) {
-			m->dcap = 0;
-			return -ENOMEM;
-		}
-		m->dcap = len;
-	}
-	m->dlen = len;
-	return 0;
-}
-
-static int map_put_hash(struct refmap *m, uint64_t key, uint32_t val);
-
-/* The direct array's case inline (nearly every put), the hash table's not. */
-static inline int map_put(struct refmap *m, uint64_t key, uint32_t val)
-{
-	if (key - m->dbase < m->dlen) {
-		uint32_t *slot = &m->direct[key - m->dbase];
-
-		if (!*slot) {
-			if (VEC_RESERVE(m->dlog, m->dlog_cap, m->dlog_n + 1))
-				return -ENOMEM;
-			m->dlog[m->dlog_n++] = (uint32_t)(key - m->dbase);
-		}
-		*slot = val + 1;
-		return 0;
-	}
-	return map_put_hash(m, key, val);
-}
-
-static __attribute__((noinline)) int map_put_hash(struct refmap *m, uint64_t key, uint32_t val)
-{
-	size_t j;
-
-	if ((m->n + 1) * 2 > m->cap) {	/* grow: rehash live entries */
-		struct refmap nm = { 0 };
-		size_t i;
-
-		if (map_reset(&nm, m->cap))
-			return -ENOMEM;
-		for (i = 0; i < m->cap; i++)
-			if (m->gens[i] == m->gen)
-				map_put(&nm, m->keys[i], m->vals[i]);
-		mem_free(m->keys);
-		mem_free(m->vals);
-		mem_free(m->gens);
-		nm.direct = m->direct;
-		nm.dbase = m->dbase;
-		nm.dlen = m->dlen;
-		nm.dcap = m->dcap;
-		nm.dlog = m->dlog;
-		nm.dlog_n = m->dlog_n;
-		nm.dlog_cap = m->dlog_cap;
-		*m = nm;
-	}
-	for (j = hash_mix(key) & (m->cap - 1); m->gens[j] == m->gen; j = (j + 1) & (m->cap - 1))
-		if (m->keys[j] == key) {
-			m->vals[j] = val;
-			return 0;
-		}
-	m->gens[j] = m->gen;
-	m->keys[j] = key;
-	m->vals[j] = val;
-	m->n++;
-	return 0;
-}
-
-static bool map_find_hash(const struct refmap *m, uint64_t key, uint32_t *val);
-
-/* As map_put(): the direct array's case inline. */
-static inline bool map_find(const struct refmap *m, uint64_t key, uint32_t *val)
-{
-	if (key - m->dbase < m->dlen) {
-		uint32_t v = m->direct[key - m->dbase];
-
-		*val = v - 1;
-		return v != 0;
-	}
-	return map_find_hash(m, key, val);
-}
-
-static __attribute__((noinline)) bool map_find_hash(const struct refmap *m, uint64_t key,
-						    uint32_t *val)
-{
-	size_t j;
-
-	for (j = hash_mix(key) & (m->cap - 1); m->gens[j] == m->gen; j = (j + 1) & (m->cap - 1))
-		if (m->keys[j] == key) {
-			*val = m->vals[j];
-			return true;
-		}
-	return false;
-}
-
 /* Stored values: local id + 1 (void is 1); 0 marks an alias DIE. */
 #define MAP_VOID 1u
+
+/*
+ * The DIE a type signature names (DW_FORM_ref_sig8: a type unit's type).
+ * One no type unit defines is remembered, the first of the unit, and
+ * fails the unit after the walk (enc_convert_unit): never void, never an
+ * empty struct.
+ */
+__attribute__((noinline)) uint64_t enc_sig(struct enc_worker *w, uint64_t die_off, uint64_t sig)
+{
+	uint64_t r = dw_sig_lookup(w->ctx->in->dw, sig);
+
+	if (!r && !w->badsig_set) {
+		w->badsig_set = true;
+		w->badsig_die = die_off;
+		w->badsig = sig;
+	}
+	return r;
+}
+
+/* The unit's error for a signature no type unit defines (enc_sig()). */
+static int badsig_err(struct enc_worker *w)
+{
+	uint64_t off = w->badsig_die;
+
+	return diag_err(w->d, ENOENT,
+			"%s: %sDIE 0x%llx: type signature 0x%016llx names no type unit in this file",
+			dw_file_path(w->ctx->in->dw),
+			off & DW_REF_ALT ? "alternate file's " : off & DW_REF_TYPES ? ".debug_types " : "",
+			(unsigned long long)DW_REF_OFF(off), (unsigned long long)w->badsig);
+}
+
+
+/*
+ * What an alias DIE stands for: its DW_AT_signature's type (a
+ * declaration standing for a type unit's type), else its DW_AT_type.
+ */
+static uint64_t alias_target(struct enc_worker *w, const struct dw_die *die)
+{
+	const struct dw_attr *a = dw_attr(die, DW_AT_signature);
+
+	if (a && a->cls == DW_CL_SIG)
+		return enc_sig(w, die->off, a->u);
+	if (a && a->cls == DW_CL_REF)
+		return a->u;
+	return enc_ref(w, die, DW_AT_type);
+}
 
 /* ---- pass 1: DIEs -> IR ---- */
 
@@ -341,9 +146,20 @@ static struct ir_type *new_type(struct enc_worker *w, const struct dw_die *die, 
 	t->kind = (uint8_t)k;
 	t->die = die->off;
 	t->tag = -1;
+	t->nest = -1;
+	/* a type DIE right inside a struct or union: emitted before it (emit.c) */
+	if (die->depth > 0 && w->open_kind[die->depth - 1] == OPEN_TYPE) {
+		int64_t p = w->open[die->depth - 1];
+
+		if (w->types[p].kind == IR_STRUCT || w->types[p].kind == IR_UNION ||
+		    w->types[p].kind == IR_FWD) {
+			t->nest = (int32_t)p;
+			w->nested = true;
+		}
+	}
 	t->name = dw_name(die);
-	t->ref = dw_ref(w->ctx->in->dw, die, DW_AT_type);
-	if (map_put(&w->map, die->off, (uint32_t)w->ntypes + 2))
+	t->ref = enc_ref(w, die, DW_AT_type);
+	if (refmap_put(&w->map, die->off, (uint32_t)w->ntypes + 2))
 		return NULL;
 	w->ntypes++;
 	return t;
@@ -553,7 +369,7 @@ static int add_member(struct enc_worker *w, uint32_t parent, const struct dw_die
 	w->types[parent].nmemb++;
 	c->name = m->name;
 	if (m->type)
-		c->ref = m->type->cls == DW_CL_SIG ? dw_sig_lookup(w->ctx->in->dw, m->type->u)
+		c->ref = m->type->cls == DW_CL_SIG ? enc_sig(w, die->off, m->type->u)
 		       : m->type->cls == DW_CL_REF ? m->type->u : 0;
 	if (const_val(m->bit_size, &v))
 		c->bit_size = (uint32_t)v;
@@ -636,7 +452,7 @@ static int add_param(struct enc_worker *w, uint32_t parent, const struct dw_die 
 	if (die->tag == DW_TAG_formal_parameter) {
 		c->die = die->off;
 		c->name = dw_name(die);
-		c->ref = dw_ref(w->ctx->in->dw, die, DW_AT_type);
+		c->ref = enc_ref(w, die, DW_AT_type);
 		if (func && w->ctx->o->compat != ENC_COMPAT_124 &&
 		    enc_param_modern(w, c, die, w->funcs[parent].nparams))
 			return -ENOMEM;
@@ -680,6 +496,8 @@ static int add_annotation(struct enc_worker *w, const struct dw_die *die, int pk
 		ptr = &w->types[pi];
 		memset(t, 0, sizeof(*t));
 		t->kind = IR_TYPE_TAG;
+		t->nest = (int32_t)pi;	/* pahole adds a pointer's tags before it */
+		w->nested = true;
 		t->name = v->str;
 		t->die = die->off;
 		t->ref = ptr->ref;	/* used by the oldest tag only */
@@ -725,6 +543,64 @@ static int add_annotation(struct enc_worker *w, const struct dw_die *die, int pk
 	}
 	w->ntags++;
 	return 0;
+}
+
+/*
+ * A variable at DW_OP_addrx N (clang's DWARF 5, split DWARF; DW_OP_GNU_addr_index
+ * in GNU's DWARF 4 split units): the address table's entry N, as if it were
+ * DW_OP_addr (pahole 1.24 took N itself for the address).
+ */
+static int var_addrx(struct enc_worker *w, const struct dw_die *die, struct ir_var *var,
+		     const struct dw_attr *a)
+{
+	const uint8_t *p = a->blk + 1, *end = a->blk + a->len;
+	uint64_t idx = 0, addr;
+	unsigned shift = 0;
+
+	for (; p < end; p++, shift += 7) {
+		if (shift < 64)
+			idx |= (uint64_t)(*p & 0x7f) << shift;
+		if (!(*p & 0x80))
+			break;
+	}
+	if (p >= end || !dw_addr_index(w->ctx->in->dw, die->unit, idx, &addr))
+		return 0;	/* malformed, or out of the table: no address */
+	var->addr = addr;
+	var->has_addr = p + 1 == end;
+	var->addr_first = true;
+	return 0;
+}
+
+/*
+ * DW_TAG_imported_unit (dwz): the partial unit it names, in this file or
+ * the alternate one, is part of this unit; walked after it
+ * (walk_imports()), each once.
+ */
+static int add_import(struct enc_worker *w, const struct dw_die *die)
+{
+	const struct dw_attr *a = dw_attr(die, DW_AT_import);
+	size_t i;
+
+	if (!a || a->cls != DW_CL_REF)
+		return 0;
+	for (i = 0; i < w->nimports; i++)
+		if (w->imports[i] == a->u)
+			return 0;
+	if (VEC_RESERVE(w->imports, w->imports_cap, w->nimports + 1))
+		return -ENOMEM;
+	w->imports[w->nimports++] = a->u;
+	return 0;
+}
+
+/*
+ * A type DIE that only names a type unit's type by DW_AT_signature (gcc
+ * -fdebug-types-section leaves such a declaration where the type was): an
+ * alias of that type, which comes in through the reference.
+ */
+static int sig_alias(struct enc_worker *w, const struct dw_die *die)
+{
+	alias_target(w, die);	/* an unknown signature fails the unit */
+	return refmap_put(&w->map, die->off, 0);
 }
 
 static bool is_float_name_ok(unsigned enc)
@@ -779,7 +655,6 @@ static const uint8_t tag_class[0x50] = {
 	[DW_TAG_dwarf_procedure] = TAG_HEADER,
 	[DW_TAG_imported_declaration] = TAG_HEADER,
 	[DW_TAG_imported_module] = TAG_HEADER,
-	[DW_TAG_imported_unit] = TAG_HEADER,
 	[DW_TAG_inlined_subroutine] = TAG_SKIP_SUBTREE,
 	[DW_TAG_call_site] = TAG_SKIP_SUBTREE,
 };
@@ -841,10 +716,9 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 			t = new_type(w, die, IR_FLOAT);
 		} else {
 			t = new_type(w, die, IR_INT);
-			if (t && (enc == DW_ATE_complex_float || enc == DW_ATE_imaginary_float))
-				enc_note(w, "DIE 0x%llx: complex/imaginary base type '%s' encoded as a %llu-byte INT",
-				     (unsigned long long)DW_REF_OFF(die->off), t->name ? t->name : "",
-				     (unsigned long long)size);
+			/* noted once, at emission, with what it became */
+			if (t)
+				t->complex = enc == DW_ATE_complex_float || enc == DW_ATE_imaginary_float;
 		}
 		if (!t)
 			return -ENOMEM;
@@ -864,8 +738,7 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 	case DW_TAG_ptr_to_member_type:
 		t = new_type(w, die, IR_PTR);
 		if (t && die->tag != DW_TAG_pointer_type)
-			enc_note(w, "DIE 0x%llx: %s encoded as a pointer",
-			     (unsigned long long)DW_REF_OFF(die->off), dw_tag_name(die->tag));
+			enc_note_die(w, die->off, "%s encoded as a pointer", dw_tag_name(die->tag));
 		if (t)
 			err = set_open(w, depth, OPEN_TYPE, (int64_t)w->ntypes - 1);
 		break;
@@ -883,7 +756,7 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 		if (t && !t->name) {
 			/* An anonymous typedef is only an alias. */
 			w->ntypes--;
-			return map_put(&w->map, die->off, 0);
+			return refmap_put(&w->map, die->off, 0);
 		}
 		if (t)
 			err = set_open(w, depth, OPEN_TYPE, (int64_t)w->ntypes - 1);
@@ -896,18 +769,25 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 	case DW_TAG_shared_type:
 	case DW_TAG_packed_type:
 		/* No BTF kind: transparent, resolved to the target in pass 2. */
-		enc_note(w, "DIE 0x%llx: %s dropped (no BTF equivalent)",
-		     (unsigned long long)DW_REF_OFF(die->off), dw_tag_name(die->tag));
-		return map_put(&w->map, die->off, 0);	/* 0 = alias, see resolve() */
+		enc_note_die(w, die->off, "%s dropped (no BTF equivalent)", dw_tag_name(die->tag));
+		return refmap_put(&w->map, die->off, 0);	/* 0 = alias, see resolve() */
 	case DW_TAG_unspecified_type:
-		return map_put(&w->map, die->off, MAP_VOID);
+		return refmap_put(&w->map, die->off, MAP_VOID);
+	case DW_TAG_imported_unit:
+		return add_import(w, die);
 	case DW_TAG_structure_type:
 	case DW_TAG_class_type:
 	case DW_TAG_union_type:
+		if (unlikely(dw_attr(die, DW_AT_signature)))
+			return sig_alias(w, die);
 		if (dw_flag(die, DW_AT_declaration)) {
 			t = new_type(w, die, IR_FWD);
-			if (t)
+			if (t) {
 				t->fwd_union = die->tag == DW_TAG_union_type;
+				/* (a C++ declaration may hold types: they nest in it) */
+				if (die->has_children)
+					err = set_open(w, depth, OPEN_TYPE, (int64_t)w->ntypes - 1);
+			}
 		} else {
 			t = new_type(w, die, die->tag == DW_TAG_union_type ? IR_UNION : IR_STRUCT);
 			if (t) {
@@ -919,6 +799,8 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 		}
 		break;
 	case DW_TAG_enumeration_type:
+		if (unlikely(dw_attr(die, DW_AT_signature)))
+			return sig_alias(w, die);
 		t = new_type(w, die, IR_ENUM);
 		if (t) {
 			if (!dw_udata(die, DW_AT_byte_size, &t->size) || !t->size)
@@ -946,6 +828,12 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 			return add_member(w, (uint32_t)pidx, die, &m);
 		}
 		return 0;
+	case DW_TAG_inheritance:
+		/* pahole's choice: a base class is not a member (a hole where it lies) */
+		if (pk == 0 && (w->types[pidx].kind == IR_STRUCT || w->types[pidx].kind == IR_UNION))
+			enc_note_die(w, die->off, "base class of '%s' dropped, as pahole does",
+				     w->types[pidx].name ? w->types[pidx].name : "(anon)");
+		return 0;
 	case DW_TAG_enumerator:
 		if (pk == 0 && w->types[pidx].kind == IR_ENUM)
 			return add_enumerator(w, (uint32_t)pidx, die);
@@ -972,7 +860,7 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 		memset(f, 0, sizeof(*f));
 		f->name = dw_name(die);
 		f->die = die->off;
-		f->ret = dw_ref(w->ctx->in->dw, die, DW_AT_type);
+		f->ret = enc_ref(w, die, DW_AT_type);
 		f->declaration = dw_flag(die, DW_AT_declaration);
 		f->external = dw_flag(die, DW_AT_external);
 		f->named_params = true;
@@ -992,7 +880,7 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 			memset(var, 0, sizeof(*var));
 			var->name = dw_name(die);
 			var->die = die->off;
-			var->type = dw_ref(w->ctx->in->dw, die, DW_AT_type);
+			var->type = enc_ref(w, die, DW_AT_type);
 			var->spec = dw_ref(w->ctx->in->dw, die, DW_AT_specification);
 			var->declaration = dw_flag(die, DW_AT_declaration);
 			var->external = dw_flag(die, DW_AT_external);
@@ -1010,6 +898,10 @@ static int visit(struct enc_worker *w, const struct dw_die *die, int depth)
 				/* 1.24 takes exactly DW_OP_addr X; 1.30+ any expression starting so */
 				var->has_addr = a->len == 1u + w->unit->addr_size;
 				var->addr_first = true;
+			} else if (a && a->cls == DW_CL_BLOCK && a->len >= 2 &&
+				   (a->blk[0] == DW_OP_addrx || a->blk[0] == DW_OP_GNU_addr_index)) {
+				/* the same through the address table (DWARF 5, split DWARF) */
+				return var_addrx(w, die, var, a);
 			}
 		}
 		return 0;
@@ -1134,6 +1026,37 @@ static int walk(struct enc_worker *w, struct dw_cursor *c, int stop_depth)
 	return r < 0 ? r : 0;
 }
 
+/*
+ * The partial units this unit imports, and those they import, as if their
+ * DIEs were the unit's own: dwz moved them out of the units that had them,
+ * and types no function reaches would otherwise be lost.  A reference to
+ * a DIE there finds it in the map, so it is recorded once.
+ */
+static int walk_imports(struct enc_worker *w)
+{
+	const struct dw_file *dw = w->ctx->in->dw;
+	size_t i;
+	int r;
+
+	for (i = 0; i < w->nimports; i++) {
+		const struct dw_unit *u = dw_unit_of(dw, w->imports[i]);
+		struct dw_cursor c;
+
+		if (!u || u->in_types || DW_REF_OFF(w->imports[i]) != u->die_off)
+			return diag_err(w->d, EINVAL,
+					"%s: unit 0x%llx: DW_TAG_imported_unit names 0x%llx%s, not a unit",
+					dw_file_path(dw), (unsigned long long)w->unit->off,
+					(unsigned long long)DW_REF_OFF(w->imports[i]),
+					w->imports[i] & DW_REF_ALT ? " of the alternate file" : "");
+		if (u->unit_type != DW_UT_partial)
+			continue;	/* a compile unit is converted on its own */
+		if ((r = dw_cursor_init(&c, dw, u, w->d)) || (r = set_open(w, 0, OPEN_NONE, -1)) ||
+		    (r = walk(w, &c, 0)))
+			return r;
+	}
+	return 0;
+}
+
 /* Pull a DIE outside this unit (ref_addr, type unit, dwz) into the IR. */
 static int import_foreign(struct enc_worker *w, uint64_t ref)
 {
@@ -1164,26 +1087,28 @@ int enc_resolve(struct enc_worker *w, uint64_t ref, uint32_t *id)
 			*id = 0;
 			return 0;
 		}
-		if (map_find(&w->map, ref, &v) && v >= MAP_VOID) {
+		if (refmap_find(&w->map, ref, &v) && v >= MAP_VOID) {
 			*id = v - 1;
 			return 0;
 		}
-		if (map_find(&w->map, ref, &v)) {
+		if (refmap_find(&w->map, ref, &v)) {
 			/* alias: follow the DIE's own DW_AT_type */
 			struct dw_die *die = mem_alloc(sizeof(*die));
 
 			if (!die)
 				return -ENOMEM;
 			r = dw_die_at(w->ctx->in->dw, ref, die, w->d);
-			ref = r ? 0 : dw_ref(w->ctx->in->dw, die, DW_AT_type);
+			ref = r ? 0 : alias_target(w, die);
 			mem_free(die);
 			if (r)
 				return r;
+			if (w->badsig_set)
+				return badsig_err(w);
 			continue;
 		}
 		if ((r = import_foreign(w, ref)) < 0)
 			return r;
-		if (!map_find(&w->map, ref, &v))
+		if (!refmap_find(&w->map, ref, &v))
 			return diag_err(w->d, EINVAL,
 					"%s: DIE 0x%llx: type reference to a DIE that is not a type",
 					dw_file_path(w->ctx->in->dw), (unsigned long long)DW_REF_OFF(ref));
@@ -1197,7 +1122,7 @@ static inline int resolve_ref(struct enc_worker *w, uint64_t ref, uint32_t *id)
 {
 	uint32_t v;
 
-	if (ref && map_find(&w->map, ref, &v) && v >= MAP_VOID) {
+	if (ref && refmap_find(&w->map, ref, &v) && v >= MAP_VOID) {
 		*id = v - 1;
 		return 0;
 	}
@@ -1309,6 +1234,17 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static bool lang_is_c(uint32_t lang)
+{
+	switch (lang) {
+	case DW_LANG_C89: case DW_LANG_C: case DW_LANG_C99: case DW_LANG_C11:
+	case 0x2c:	/* DW_LANG_C17 */
+		return true;
+	default:
+		return false;
+	}
+}
+
 static bool lang_excluded(const struct enc_opts *o, uint32_t lang)
 {
 	const uint32_t *l;
@@ -1334,22 +1270,36 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 	w->last_parent = UINT32_MAX;
 	w->resolved_types = w->resolved_kids = 0;
 	w->int_type = -1;
-	if (u->in_types || u->unit_type == DW_UT_type || u->unit_type == DW_UT_partial ||
-	    u->unit_type == DW_UT_split_type || lang_excluded(ctx->o, u->lang)) {
-		/* Type and partial units are read through references only. */
+	w->badsig_set = false;
+	w->nimports = 0;
+	w->nested = false;
+	/* names are checked where producers write non-C ones (C++: templates, vtables) */
+	w->check_names = !lang_is_c(u->lang);
+	/*
+	 * A type unit is converted like a compile unit: the types gcc moved
+	 * there (-fdebug-types-section) are the ones the compile units had,
+	 * and some are referenced only from DIEs no walk decodes (a local
+	 * variable's type).  Dedup merges them with the copies references
+	 * pulled into the compile units.  Partial units (dwz) are walked
+	 * where they are imported (DW_TAG_imported_unit); a split DWARF
+	 * skeleton's unit is its .dwo's, read in its place (input.c).
+	 */
+	if (u->unit_type == DW_UT_partial || lang_excluded(ctx->o, u->lang) ||
+	    u->unit_type == DW_UT_skeleton || (!u->split && u->dwo_name && u->has_dwo_id)) {
 		frag->skipped = true;
 		return 0;
 	}
 	if (ctx->ref_direct)
-		err = map_reset(&w->map, 64) || map_direct(&w->map, u) ? -ENOMEM : 0;
+		err = refmap_reset(&w->map, 64) || refmap_direct(&w->map, u) ? -ENOMEM : 0;
 	else	/* few units: a table sized for the unit's type DIEs (about one per 40 bytes) */
-		err = map_reset(&w->map, (size_t)MIN((u->end - u->off) / 40, MAP_HINT_MAX));
+		err = refmap_reset(&w->map, (size_t)MIN((u->end - u->off) / 40, REFMAP_HINT_MAX));
 	if (err)
 		goto fail;
 	/* the copy lives with the fragment: inline names point into it until merged */
 	if ((err = dw_cursor_init_copy(&c, ctx->in->dw, u, &frag->ubuf, &frag->ubuf_cap, w->d)))
 		goto fail;
-	if ((err = set_open(w, 0, OPEN_NONE, -1)) || (err = walk(w, &c, 0)))
+	if ((err = set_open(w, 0, OPEN_NONE, -1)) || (err = walk(w, &c, 0)) ||
+	    (err = walk_imports(w)))
 		goto fail;
 	enc_select_funcs(w);
 	if (w->nunexp)
@@ -1357,6 +1307,10 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 	if ((err = resolve_all(w)) || (err = enc_select_vars(w)) || (err = resolve_all(w)) ||
 	    (err = group_children(w)))
 		goto fail;
+	if (w->badsig_set) {
+		err = badsig_err(w);
+		goto fail;
+	}
 
 	if ((err = enc_emit_unit(w)))
 		goto fail;

@@ -252,7 +252,7 @@ static int convert_one(void *p, unsigned worker, size_t i)
  */
 /*
  * Rewrite a copied record's type ids through the unit's id map: the
- * fields of doc section 1.7, from the kind table, specialised per kind
+ * fields of docs/btf.md 1.7, from the kind table, specialised per kind
  * (this runs for every record of every unit, and the generic iterator
  * costs twice as much).
  */
@@ -314,7 +314,7 @@ static int merge_frag(struct run *r, const struct cu_frag *f)
 	r->idmap[0] = 0;
 	/*
 	 * pahole 1.24 indexes every array with the first unit's "int"; a unit
-	 * without one gets __ARRAY_SIZE_TYPE__ only while no earlier unit had
+	 * without one gets a made-up "int" only while no earlier unit had
 	 * an int.
 	 */
 	if (f->synth_id && r->first_int) {
@@ -452,6 +452,24 @@ static int cmp_secinfo_sec(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static void var_overlap_note(struct run *r, const char *sec, const struct secinfo *v,
+			     const struct secinfo *prev)
+{
+	const struct enc_opts *o = r->ctx.o;
+	const struct btf_type *a = encb_type_by_id(&r->out, v->var);
+	const struct btf_type *b = encb_type_by_id(&r->out, prev->var);
+	char line[512];
+
+	if (!o->verbose || !o->log)
+		return;
+	snprintf(line, sizeof(line),
+		 "variable '%s' at %s+0x%llx (%llu bytes) overlaps '%s' at 0x%llx (%llu bytes): left out of the DATASEC",
+		 a ? encb_name(&r->out, a->name_off) : "?", sec, (unsigned long long)v->offset,
+		 (unsigned long long)v->size, b ? encb_name(&r->out, b->name_off) : "?",
+		 (unsigned long long)prev->offset, (unsigned long long)prev->size);
+	o->log(o->log_ctx, line);
+}
+
 /*
  * DATASECs: 1.24 one for .data..percpu; 1.30/1.31 one per section with a
  * variable, in section order, each as long as its last variable's end.
@@ -470,20 +488,60 @@ static int add_datasecs(struct run *r)
 		return diag_err(r->d, ENOMEM, "out of memory");
 	for (i = 0; i < r->nsi && id >= 0; i = j) {
 		const char *name = by_sec ? r->ctx.syms->secs[r->si[i].sec].name : PERCPU_SECTION;
+		size_t last, n;
 
 		for (j = i + 1; j < r->nsi && (!by_sec || r->si[j].sec == r->si[i].sec); j++)
 			;
-		for (k = i; k < j; k++) {
-			vs[k - i].type = r->si[k].var;
-			vs[k - i].offset = (uint32_t)r->si[k].offset;
-			vs[k - i].size = (uint32_t)r->si[k].size;
+		/*
+		 * The kernel refuses a variable that starts before the one
+		 * before it ends ("Invalid offset"): the same variable from
+		 * two units (vmlinux with global_var: 3 of them), or a DWARF
+		 * size larger than the storage (clang's pieces of an
+		 * optimized static).  pahole writes them; the later one is
+		 * left out of the DATASEC here, with a note (its VAR stays).
+		 */
+		for (k = last = i, n = 0; k < j; k++) {
+			if (k > i && r->si[k].offset < r->si[last].offset + r->si[last].size) {
+				var_overlap_note(r, name, &r->si[k], &r->si[last]);
+				continue;
+			}
+			vs[n].type = r->si[k].var;
+			vs[n].offset = (uint32_t)r->si[k].offset;
+			vs[n].size = (uint32_t)r->si[k].size;
+			n++;
+			last = k;
 		}
-		id = encb_add_datasec(&r->out, name, (uint32_t)(r->si[j - 1].offset + r->si[j - 1].size),
-				      vs, j - i);
+		id = encb_add_datasec(&r->out, name, (uint32_t)(r->si[last].offset + r->si[last].size),
+				      vs, n);
 	}
 	mem_free(vs);
 	return id < 0 ? diag_err(r->d, -id, "DATASEC: %s",
 				 encb_error(&r->out) ? encb_error(&r->out)->msg : strerror(-id)) : 0;
+}
+
+/*
+ * The kernel's checks (btf_validate's kernel mode) on what was made: what
+ * the conversion could not encode validly was degraded with a note, or
+ * failed the unit; whatever still got through (broken DWARF of a kind
+ * nobody handles yet) is one line here, never a file the kernel refuses.
+ */
+static int check_output(const struct btf *out, const struct btf *base,
+			const struct dwarf_input *in, struct diag *d)
+{
+	struct diag vd;
+	void *blob;
+	size_t len;
+	int err;
+
+	if ((err = btf_write(out, &blob, &len, d)))
+		return err;
+	diag_clear(&vd);
+	err = btf_validate(blob, len, base, 0, NULL, &vd);
+	mem_free(blob);
+	if (err)
+		return diag_err(d, EINVAL, "%s: the BTF made of its DWARF would not load: %s",
+				belf_path(in->elf), vd.msg);
+	return 0;
 }
 
 /*
@@ -504,6 +562,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	double t0 = clock_now(), t1, t2;
 	struct mem_cache *keep = NULL, *prev_cache = NULL;
 	struct btf *bt = NULL;
+	uint32_t *sorder = NULL;
+	size_t nsorder = 0;
 	int err;
 
 	*out = NULL;
@@ -512,6 +572,18 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	r.d = d;
 	if ((err = syms_load(&syms, in->elf, o, d)))
 		goto out;
+	if (o->verbose && o->log) {
+		const char *first;
+		size_t n = belf_skipped_relocs(in->elf, &first);
+		char line[400];
+
+		if (n) {
+			snprintf(line, sizeof(line),
+				 "%s: %zu relocation(s) of location or range lists left unapplied (first: %s)",
+				 belf_path(in->elf), n, first);
+			o->log(o->log_ctx, line);
+		}
+	}
 	if (many_units)		/* decoded and copied: their pages go until a name is read */
 		belf_drop_syms(in->elf);
 	/*
@@ -651,6 +723,13 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	if ((err = encb_finish(&r.out, belf_big_endian(in->elf) ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN,
 			       jobs, &bt, d)))
 		goto out;
+	/*
+	 * libbpf's string order (pahole's bytes): first references in the
+	 * types before dedup; strings only the types dedup removes refer to
+	 * stay, as there (a declaration's name where it was first met).
+	 */
+	if ((err = btf_strings_first_refs(bt, &sorder, &nsorder, d)))
+		goto out;
 	if (!o->no_dedup) {
 		/* compile-unit order: the serial reference phase is faster here */
 		struct btf_dedup_opts dop = { .nr_threads = jobs, .keep_strings = true,
@@ -678,9 +757,10 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 			       belf_path(in->elf), btf_type_count(bt) - 1, BTF_MAX_TYPE - 1);
 		goto out;
 	}
-	/* String offsets depended on which worker interned first: fix the order. */
+	/* String offsets depended on which worker interned first: libbpf's order. */
 	t1 = clock_now();
-	if ((err = btf_strings_relayout(bt, d)))
+	if ((err = btf_strings_relayout_order(bt, sorder, nsorder, d)) ||
+	    (err = check_output(bt, base, in, d)))
 		goto out;
 	st->dedup = clock_now() - t2;
 	st->serial += st->ded.serial_secs + (clock_now() - t1);
@@ -707,6 +787,7 @@ out:
 	strset_free(&r.generated);
 	fpol_free(&r.pol);
 	mem_free(r.scratch);
+	mem_free(sorder);
 	syms_free(&syms);
 	encb_free(&r.out);
 	btf_free(bt);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * encode/: DWARF -> BTF.  The pipeline (DESIGN.md section 2):
+ * encode/: DWARF -> BTF.  The pipeline (ARCHITECTURE.md, Entry points):
  *
  *   index (dwarf/)  ->  per-unit fragments, in parallel (cu.c)
  *                   ->  merge in unit order, function/variable policy (encode.c)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * An ELF file's DWARF, ready to read: the ELF opened, its debug sections
- * prepared (decompressed, relocated) and indexed, and the dwz alternate
- * file (.gnu_debugaltlink) opened when there is one.
+ * prepared (decompressed, relocated) and indexed, the dwz alternate file
+ * (.gnu_debugaltlink, .debug_sup) opened when there is one, and split
+ * DWARF's units read from the skeletons' .dwo files or PATH.dwp (or the
+ * .dwo or .dwp itself, given as path).
  */
 #ifndef BTFC_ENCODE_INPUT_H
 #define BTFC_ENCODE_INPUT_H
@@ -17,6 +19,7 @@ struct dwarf_input {
 	struct bslice dw_str;	/* .debug_str, for telling its strings apart */
 	struct bslice dw_info;	/* .debug_info, to release pages of finished units */
 	struct bslice dw_loclists;	/* .debug_loclists, likewise (1.30+ reads parameters' lists) */
+	struct split *split;	/* split DWARF: the sections joined with the .dwo files' (input.c) */
 };
 
 /*

@@ -56,7 +56,7 @@ void enc_func_from_origin(struct enc_worker *w, const struct dw_die *die, struct
 			return;
 		f->name = dw_name(&w->die2);
 		if (hop == 0 && ao && !f->ret)
-			f->ret = dw_ref(dw, &w->die2, DW_AT_type);
+			f->ret = enc_ref(w, &w->die2, DW_AT_type);
 		ref = dw_ref(dw, &w->die2, DW_AT_abstract_origin);
 		if (!ref)
 			ref = dw_ref(dw, &w->die2, DW_AT_specification);
@@ -98,7 +98,7 @@ int enc_param_modern(struct enc_worker *w, struct ir_child *c, const struct dw_d
 		diag_clear(&d);
 		if (!dw_die_at(dw, ao, &w->die2, &d)) {
 			c->name = dw_name(&w->die2);
-			c->ref = dw_ref(dw, &w->die2, DW_AT_type);
+			c->ref = enc_ref(w, &w->die2, DW_AT_type);
 		}
 	}
 	return 0;
@@ -465,7 +465,7 @@ int enc_select_vars(struct enc_worker *w)
 			}
 			if ((err = dw_die_at(w->ctx->in->dw, v->spec, spec, w->d)))
 				break;
-			v->type = dw_ref(w->ctx->in->dw, spec, DW_AT_type);
+			v->type = enc_ref(w, spec, DW_AT_type);
 			v->external = dw_flag(spec, DW_AT_external);
 		}
 		if (!v->type) {
@@ -521,7 +521,7 @@ static int select_vars_modern(struct enc_worker *w)
 				return err;
 			}
 			v->name = dw_name(&w->die2);
-			v->type = dw_ref(dw, &w->die2, DW_AT_type);
+			v->type = enc_ref(w, &w->die2, DW_AT_type);
 			v->external = dw_flag(&w->die2, DW_AT_external);
 		}
 		if (!v->name || policy_var_name_skipped(v->name))

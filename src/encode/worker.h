@@ -21,6 +21,7 @@ enum ir_child_kind { CH_MEMBER, CH_ENUMERATOR, CH_PARAM, CH_VARARG, CH_DIM };
 struct ir_type {
 	uint8_t kind;
 	bool fwd_union, enum_signed, has_vararg;
+	bool complex;		/* INT: a complex or imaginary float (BTF has neither) */
 	const char *name;
 	uint64_t ref;		/* DWARF reference of the target, 0 = void */
 	uint64_t size;		/* bytes */
@@ -29,6 +30,8 @@ struct ir_type {
 	uint64_t die;		/* for messages */
 	uint32_t ref_id;	/* ref resolved to a local id */
 	int32_t tag;		/* PTR: newest TYPE_TAG; TYPE_TAG: the previous one; -1 none */
+	int32_t nest;		/* the struct or union whose DIE holds this one's (a type
+				   tag: its pointer), or -1 */
 	uint32_t nmemb;		/* members seen so far (decl tag component index) */
 };
 
@@ -98,6 +101,43 @@ struct refmap {
 	uint32_t *dlog;			/* positions set in direct */
 	size_t dlog_n, dlog_cap;
 };
+
+/* Most entries a unit's length asks refmap_reset() for up front (it grows past them). */
+#define REFMAP_HINT_MAX (1u << 20)
+
+int refmap_reset(struct refmap *m, size_t expect);
+int refmap_direct(struct refmap *m, const struct dw_unit *u);
+int refmap_put_hash(struct refmap *m, uint64_t key, uint32_t val);
+bool refmap_find_hash(const struct refmap *m, uint64_t key, uint32_t *val);
+
+/* The direct array's case inline (nearly every put), the hash table's not. */
+static inline int refmap_put(struct refmap *m, uint64_t key, uint32_t val)
+{
+	if (key - m->dbase < m->dlen) {
+		uint32_t *slot = &m->direct[key - m->dbase];
+
+		if (!*slot) {
+			if (VEC_RESERVE(m->dlog, m->dlog_cap, m->dlog_n + 1))
+				return -ENOMEM;
+			m->dlog[m->dlog_n++] = (uint32_t)(key - m->dbase);
+		}
+		*slot = val + 1;
+		return 0;
+	}
+	return refmap_put_hash(m, key, val);
+}
+
+/* As refmap_put(): the direct array's case inline. */
+static inline bool refmap_find(const struct refmap *m, uint64_t key, uint32_t *val)
+{
+	if (key - m->dbase < m->dlen) {
+		uint32_t v = m->direct[key - m->dbase];
+
+		*val = v - 1;
+		return v != 0;
+	}
+	return refmap_find_hash(m, key, val);
+}
 
 /* One slot of a worker's string cache: 24 bytes, one cache line per probe. */
 struct scache_slot {
@@ -180,6 +220,18 @@ struct enc_worker {
 	const struct dw_unit *unit;
 	struct cu_frag *frag;
 	int64_t int_type;	/* IR index of the unit's "int", or -1 */
+	bool check_names;	/* not a C unit: names are checked and made C identifiers */
+	/* Types nested in structs (ir_type.nest) come before them, as pahole adds them. */
+	bool nested;		/* some type nests: emission permutes (emit.c) */
+	uint32_t *perm;		/* IR index -> record position, when nested */
+	uint32_t *perm_order;	/* record position -> IR index */
+	size_t perm_cap;
+	/* Partial units the unit imports (DW_TAG_imported_unit): unit DIE references. */
+	uint64_t *imports;
+	size_t nimports, imports_cap;
+	/* The first type signature no type unit defines (enc_sig()): fails the unit. */
+	bool badsig_set;
+	uint64_t badsig_die, badsig;
 	struct diag *d;
 };
 
@@ -192,9 +244,26 @@ enum { OPEN_NONE = -1, OPEN_TYPE = 0, OPEN_FUNC = 1, OPEN_MEMBER = 2, OPEN_PARAM
 /* ---- cu.c ---- */
 
 /* A -v note, into the fragment's notes (printed in unit order). */
+/* cu.c: the walk's attribute filter (its leaf shapes and other_attrs) */
+struct dw_filter *enc_walk_filter(void);
 void enc_note(struct enc_worker *w, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* A -v note about a DIE: "FILE: DIE 0x...: " and the text. */
+void enc_note_die(struct enc_worker *w, uint64_t die, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* Local id for a DWARF type reference; pulls foreign DIEs in. */
 int enc_resolve(struct enc_worker *w, uint64_t ref, uint32_t *id);
+/* The DIE a type signature names; 0, and the unit fails, when no type unit does. */
+uint64_t enc_sig(struct enc_worker *w, uint64_t die_off, uint64_t sig);
+/* A reference attribute of die (0 if absent), signatures through enc_sig(). */
+static inline uint64_t enc_ref(struct enc_worker *w, const struct dw_die *die, unsigned at)
+{
+	const struct dw_attr *a = dw_attr(die, at);
+
+	if (!a)
+		return 0;
+	if (likely(a->cls == DW_CL_REF))
+		return a->u;
+	return a->cls == DW_CL_SIG ? enc_sig(w, die->off, a->u) : 0;
+}
 
 /* ---- select.c: which functions and variables (pahole's policies) ---- */
 

@@ -3,7 +3,9 @@
  * The encoder end to end on a fuzzed ELF: dwarf_input_open (ELF, debug
  * sections, relocations, DWARF index), btf_encode (conversion, merge,
  * function policy, dedup) and btf_write.  Output that is produced must
- * parse back.  Options vary with the input (compat, floats, enum64,
+ * parse back and pass the kernel's checks (btf_validate: the encoder
+ * degrades or refuses what BTF cannot say, it never writes what the kernel
+ * would refuse).  Options vary with the input (compat, floats, enum64,
  * vars, no_dedup, modern consistent_func).
  *
  * Input: an ELF file (seeds: small compiled fixtures).
@@ -112,6 +114,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		}
 		btf_free(back);
+		diag_clear(&d);
+		if (btf_validate(blob, len, NULL, 0, NULL, &d)) {
+			fprintf(stderr, "encoder output fails the kernel's checks: %s\n", d.msg);
+			__builtin_trap();
+		}
 		btf_free(out);
 	} else {
 		blob = NULL;

@@ -57,12 +57,34 @@ make_seeds() {
 			-o "$o-2cu.so" 2>/dev/null && python3 tests/fuzz/mkseed.py dwarf "$o-2cu.so" "$SEEDS/dwarf/${o##*/}-2cu"
 		[ -f "$SEEDS/btf/types-$cc-g5-O2.btf" ] && "$BTFC" convert "$SEEDS/btf/types-$cc-g5-O2.btf" \
 			-o "$SEEDS/btf/types-$cc-big.btf" --endian big >/dev/null 2>&1
+		# Other producers (docs/producers.md): C++, split DWARF (the .dwo
+		# itself), DWARF 5 type units, dwz, TLS relocations.
+		cxx=g++; [ $cc = clang ] && cxx=clang++
+		$cxx -g -O2 -c tests/fixtures/classes.cc -o "$o-cxx.o" 2>/dev/null && cp "$o-cxx.o" "$SEEDS/elf/"
+		$cc -g -O2 -gsplit-dwarf -c tests/fixtures/types.c -o "$o-split.o" 2>/dev/null &&
+			[ -f "$o-split.dwo" ] && cp "$o-split.dwo" "$SEEDS/elf/"
+		$cc -gdwarf-5 -fdebug-types-section -c tests/fixtures/types.c -o "$o-tu5.o" 2>/dev/null &&
+			cp "$o-tu5.o" "$SEEDS/elf/"
+		if command -v dwz >/dev/null && [ $cc = gcc ]; then
+			$cc -g -O2 -shared -fPIC -nostdlib tests/fixtures/types.c tests/fixtures/layout.c \
+				-o "$o-dwz.so" 2>/dev/null && dwz "$o-dwz.so" 2>/dev/null && cp "$o-dwz.so" "$SEEDS/elf/"
+		fi
+		printf '__thread int tv;\nint get(void) { return tv; }\n' > "$d/tls.c"
+		$cc -g -O2 -fPIC -c "$d/tls.c" -o "$o-tls.o" 2>/dev/null && cp "$o-tls.o" "$SEEDS/elf/"
+		$cc -m32 -g -O2 -fPIC -c "$d/tls.c" -o "$o-tls32.o" 2>/dev/null && cp "$o-tls32.o" "$SEEDS/elf/"
+	done
+	# Broken DWARF the encoder degrades or refuses (tests/tools/gen_patho.py).
+	for k in "oddfloat 134" "voidarray 3" "oddenum 3" "nonamefwd 0" "badname 1" "badnamecxx 1" \
+		 "voidmember 0"; do
+		set -- $k
+		python3 tests/tools/gen_patho.py $1 $2 "$SEEDS/elf/patho-$1.o"
 	done
 	rm -rf "$d"
 	[ $n -gt 0 ] || { echo "fuzz: no compiler made seeds" >&2; return 1; }
-	touch "$SEEDS/.done"
+	touch "$SEEDS/.done-2"
 }
-[ -f "$SEEDS/.done" ] || make_seeds || exit 1
+# (.done-2: the seeds of the producers of issue #40 are in)
+[ -f "$SEEDS/.done-2" ] || make_seeds || exit 1
 
 seeds_of() {
 	case $1 in

@@ -13,6 +13,17 @@ hand-made DWARF 4, for tests/t_reliability.sh.
                                 uncompressed bytes
   gen_patho.py manyunits N OUT  N compile units (each one int)
 
+Broken DWARF the encoder must degrade (with a -v note) or refuse in one
+line, never encode into BTF the kernel refuses (tests/t_producers.sh):
+
+  gen_patho.py oddfloat N OUT   a float base type of N bytes
+  gen_patho.py voidarray N OUT  an array of N elements with no element type
+  gen_patho.py oddenum N OUT    an enum of N bytes
+  gen_patho.py nonamefwd N OUT  a struct declaration without a name
+  gen_patho.py badname N OUT    a struct named "bad name<N>" (a C unit)
+  gen_patho.py badnamecxx N OUT the same in a C++ unit
+  gen_patho.py voidmember N OUT a struct member without a type
+
 The files are ET_REL x86-64 objects with no relocations and a small
 symbol table.
 """
@@ -26,6 +37,8 @@ DW_TAG_enumerator, DW_TAG_variable = 0x28, 0x34
 DW_AT_name, DW_AT_byte_size, DW_AT_encoding, DW_AT_type = 0x03, 0x0b, 0x3e, 0x49
 DW_AT_data_member_location, DW_AT_language, DW_AT_producer = 0x38, 0x13, 0x25
 DW_AT_const_value = 0x1c
+DW_TAG_array_type, DW_TAG_subrange_type = 0x01, 0x21
+DW_AT_upper_bound, DW_AT_declaration, DW_FORM_flag_present = 0x2f, 0x3c, 0x19
 DW_FORM_string, DW_FORM_data1, DW_FORM_data2, DW_FORM_data4 = 0x08, 0x0b, 0x05, 0x06
 DW_FORM_ref4, DW_FORM_strp = 0x13, 0x0e
 
@@ -57,6 +70,11 @@ def abbrevs():
         (7, DW_TAG_enumerator, 0, [(DW_AT_name, DW_FORM_string), (DW_AT_const_value, DW_FORM_data4)]),
         (8, DW_TAG_variable, 0, [(DW_AT_name, DW_FORM_strp), (DW_AT_type, DW_FORM_ref4)]),
         (9, DW_TAG_structure_type, 0, [(DW_AT_name, DW_FORM_string), (DW_AT_byte_size, DW_FORM_data4)]),
+        (10, DW_TAG_array_type, 1, [(DW_AT_name, DW_FORM_string)]),
+        (11, DW_TAG_subrange_type, 0, [(DW_AT_upper_bound, DW_FORM_data4)]),
+        (12, DW_TAG_structure_type, 0, [(DW_AT_declaration, DW_FORM_flag_present)]),
+        (13, DW_TAG_member, 0, [(DW_AT_name, DW_FORM_string), (DW_AT_data_member_location, DW_FORM_data4)]),
+        (14, DW_TAG_variable, 0, [(DW_AT_name, DW_FORM_string), (DW_AT_type, DW_FORM_ref4)]),
     ]
     out = bytearray()
     for code, tag, ch, attrs in tab:
@@ -86,8 +104,8 @@ class Unit:
         for v in vals:
             self.b += v
 
-    def cu(self):
-        self.die(1, cstr("patho.c"), struct.pack("<H", 0x0c), cstr("gen_patho.py"))
+    def cu(self, lang=0x0c):
+        self.die(1, cstr("patho.c"), struct.pack("<H", lang), cstr("gen_patho.py"))
 
     def int_type(self):
         o = self.off()
@@ -111,7 +129,7 @@ def gen(kind, n):
     info = bytearray()
     strs = b"\0var\0"
     u = Unit()
-    u.cu()
+    u.cu(0x21 if kind == "badnamecxx" else 0x0c)    # DW_LANG_C_plus_plus_14 or C99
     i = u.int_type()
     if kind == "deep":
         for k in range(n):
@@ -135,6 +153,34 @@ def gen(kind, n):
             u.die(5, bytes([8]), ref4(prev))
             prev = o
         u.die(8, ref4(1), ref4(prev))
+    elif kind == "oddfloat":
+        o = u.off()
+        u.die(2, cstr("odd_float"), bytes([4]), bytes([n & 0xff]))   # DW_ATE_float
+        u.die(14, cstr("of"), ref4(o))
+    elif kind == "voidarray":
+        o = u.off()
+        u.die(10, cstr("void_array"))
+        u.die(11, data4(n - 1))
+        u.b += b"\0"
+        u.die(14, cstr("va"), ref4(o))
+    elif kind == "oddenum":
+        u.die(6, cstr("odd_enum"), bytes([n & 0xff]), ref4(i))
+        u.die(7, cstr("ODD_A"), data4(1))
+        u.b += b"\0"
+    elif kind == "nonamefwd":
+        o = u.off()
+        u.die(12)
+        p = u.off()
+        u.die(5, bytes([8]), ref4(o))
+        u.die(14, cstr("np"), ref4(p))
+    elif kind in ("badname", "badnamecxx"):
+        u.die(3, cstr(f"bad name<{n}>"), data4(4))
+        u.die(4, cstr("m.x"), ref4(i), data4(0))
+        u.b += b"\0"
+    elif kind == "voidmember":
+        u.die(3, cstr("holey"), data4(8))
+        u.die(13, cstr("m"), data4(0))
+        u.b += b"\0"
     elif kind in ("hugestr", "hugezlib"):
         u.die(8, ref4(1), ref4(i))
     elif kind == "manyunits":

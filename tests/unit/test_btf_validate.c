@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Kernel validation rules: every malformed case of doc sections 7.1-7.5,
+ * Kernel validation rules: every malformed case of docs/btf.md 7.1-7.5,
  * built by hand, with the verdict expected in kernel mode (what the kernel
  * checks on vmlinux/module BTF) and in strict mode (user BTF).
  */

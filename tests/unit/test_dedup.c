@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * btf_dedup() on hand-built cases (doc 7.7).  Each case also writes its
+ * btf_dedup() on hand-built cases (docs/btf.md 7.7).  Each case also writes its
  * input (and base) as raw BTF into $BTFC_DEDUP_CASES when that is set, so
  * tests/t_dedup.sh can run libbpf's btf__dedup on the very same inputs
  * and compare the output bytes.
@@ -755,7 +755,7 @@ TEST(dedup_rejects_bad_records)
 
 /*
  * A base whose FWD B and forward enum E get redirected by split dedup
- * (per-run overrides, doc 4.6 and 4.7.3), plus plain types.
+ * (per-run overrides, docs/btf.md 4.6 and 4.7.3), plus plain types.
  */
 static struct btf *pb_base(void)
 {

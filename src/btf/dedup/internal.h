@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * BTF deduplication (doc section 4).  One run, dedup_run(), reproduces
+ * BTF deduplication (docs/btf.md 4).  One run, dedup_run(), reproduces
  * libbpf 1.1.2's btf__dedup() byte for byte.  Phases, all over own ids in
  * ascending order:
  *
@@ -256,7 +256,7 @@ struct base_strs {
 };
 
 /*
- * The prepared base (doc 4.4 phase 0 for the base ids): immutable after
+ * The prepared base (docs/btf.md 4.4 phase 0 for the base ids): immutable after
  * btf_dedup_base_new(), shared by any number of concurrent runs.
  *   tp      base id -> record (void included), only for a base that is
  *           itself split (else records come from the base's own index,
@@ -267,7 +267,7 @@ struct base_strs {
  *   bs      string lookup per base level (string phase)
  * A run's map[] and hypot[] still cover the base ids (4 bytes each per
  * base type, initialised by a copy): libbpf's split dedup redirects base
- * FWDs and base forward enums to split types during a run (doc 4.6,
+ * FWDs and base forward enums to split types during a run (docs/btf.md 4.6,
  * 4.7.3), and that must only change the run's own copy.
  */
 
@@ -315,7 +315,7 @@ struct dedup {
 	const uint32_t *oidx;		/* ... own id - start_id -> word offset (btf->index) */
 	uint8_t *kinds;			/* own id - start_id -> kind (prep): the phases' */
 					/* passes over all ids skip the others' records */
-	uint32_t *map;			/* any id (doc 4.2); base part is this run's copy */
+	uint32_t *map;			/* any id (docs/btf.md 4.2); base part is this run's copy */
 	uint32_t *hypot;		/* any id (canonical side) */
 	/* no base: canonical enums by content, names of canonical forward enums */
 	struct dtab enum_idx;
@@ -368,7 +368,7 @@ static inline struct btf_type *pb_rec(const struct btf_dedup_base *pb, uint32_t 
 
 /*
  * map[id].  Base ids map to themselves at the start of a run; libbpf may
- * redirect base FWDs and forward enums during a split run (doc 4.6,
+ * redirect base FWDs and forward enums during a split run (docs/btf.md 4.6,
  * 4.7.3), which only changes this run's copy.
  *
  * Stored so that zeroed memory is the starting state: map[] holds the
@@ -421,7 +421,7 @@ static inline uint32_t resolve_fwd(const struct dedup *d, uint32_t id)
 	return orig;
 }
 
-/* ---- hashes and equality (doc 4.3; libbpf's `long` h * 31 + v) --------- */
+/* ---- hashes and equality (docs/btf.md 4.3; libbpf's `long` h * 31 + v) --------- */
 
 static inline uint64_t hc(uint64_t h, uint32_t v)
 {

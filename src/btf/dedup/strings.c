@@ -28,7 +28,7 @@ static int64_t base_find(const struct base_strs *b, size_t nb, const char *s)
 
 /*
  * Where the string offsets of a record are: word 0, then word `first` of
- * each of `count` entries of `stride` words (doc 1.7 order), from the
+ * each of `count` entries of `stride` words (docs/btf.md 1.7 order), from the
  * kind table (per kind, with constants: every record of the input).
  */
 #define STR_LAYOUT(k)								\

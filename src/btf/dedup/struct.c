@@ -109,7 +109,7 @@ static bool identical_structs(struct dedup *d, uint32_t a, uint32_t b)
 
 /*
  * libbpf HEAD's generic check (depth 16), with arrays compared on both
- * sides (HEAD compares the first array with itself, doc 4.7.2).
+ * sides (HEAD compares the first array with itself, docs/btf.md 4.7.2).
  */
 static bool identical_types(const struct dedup *d, uint32_t a, uint32_t b, int depth)
 {

@@ -43,8 +43,10 @@ static const char usage_text[] =
 	"  --distilled-base       with --base, in place: also write .BTF.base (libbpf's\n"
 	"                         distilled base) so the module can be relocated onto\n"
 	"                         another vmlinux; .BTF is then split on .BTF.base\n"
-	"  --stats                print counts and per-phase times to stderr: read,\n"
-	"                         convert (merge within it), dedup, write\n"
+	"  --stats                print counts, per-phase times and memory to stderr:\n"
+	"                         read, convert (merge within it), dedup, write; the\n"
+	"                         peak RSS and each phase's largest (anon, file, the\n"
+	"                         biggest blocks then)\n"
 	"  -v, --verbose          notes about what was dropped or degraded, and why\n"
 	"  With several inputs (batch mode) the base is loaded once, inputs are encoded\n"
 	"  in parallel, each exactly as alone; -o then names a directory (OUT/NAME.btf).\n"
@@ -316,6 +318,7 @@ int cmd_encode(int argc, char **argv)
 	struct enc_stats st;
 	struct btf *base = NULL;
 	struct btf_dedup_base *pb = NULL;
+	struct memstat *ms = NULL;
 	struct diag d;
 	bool stats = false;
 	char **paths = NULL;
@@ -420,6 +423,11 @@ int cmd_encode(int argc, char **argv)
 		status = run_batch(paths, npaths, output, base, &o, o.jobs);
 		goto out;
 	}
+	if (stats) {
+		ms = memstat_start();
+		o.phase = memstat_phase;
+		o.phase_ctx = ms;
+	}
 	err = btf_encode_file(paths[0], output, base, &o, &st, &d);
 	if (err) {
 		cli_report(&d, err);
@@ -439,8 +447,11 @@ int cmd_encode(int argc, char **argv)
 			fprintf(stderr, " %s %.3f s", btf_dedup_phase_names[ph], st.ded.secs[ph]);
 		fputc('\n', stderr);
 	}
+	memstat_report(ms, stderr);
+	ms = NULL;
 	status = EXIT_OK;
 out:
+	memstat_report(ms, NULL);
 	for (i = 0; i < npaths; i++)
 		mem_free(paths[i]);
 	mem_free(paths);

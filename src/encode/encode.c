@@ -655,6 +655,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	if (many_units)
 		belf_drop_range(in->elf, in->dw_info.p, in->dw_info.len);
 	t1 = clock_now();
+	enc_phase(o, "convert");
 	st->read = t1 - t0;
 	err = pool_pipeline(jobs, nunits, r.nslots, convert_one, consume_one, &r);
 	if (err) {
@@ -692,6 +693,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		dwarf_input_done(in);
 		mem_cache_set_limit(keep, 0);	/* from here on it only hands them out */
 	}
+	enc_phase(o, "index");
 	/* 1.30/1.31 judge prototypes type by type: they need the id index */
 	if (o->compat != ENC_COMPAT_124 &&
 	    !(err = encb_index(&r.out, jobs)))
@@ -724,6 +726,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	 */
 	if ((err = btf_strings_first_refs(bt, &sorder, &nsorder, d)))
 		goto out;
+	enc_phase(o, "dedup");
 	if (!o->no_dedup) {
 		/* compile-unit order: the serial reference phase is faster here */
 		struct btf_dedup_opts dop = { .nr_threads = jobs, .keep_strings = true,

@@ -83,6 +83,14 @@ struct enc_opts {
 	int verbose;		/* > 0: notes through log */
 	enc_log_fn log;
 	void *log_ctx;
+	/*
+	 * Called as each phase starts (--stats' memory by phase): "read",
+	 * "convert", "index" (policies, DATASECs, the hand-over to btf/),
+	 * "dedup" (with the string re-layout and the kernel's checks),
+	 * "write".  NULL: none.
+	 */
+	void (*phase)(void *ctx, const char *name);
+	void *phase_ctx;
 };
 
 /*
@@ -99,6 +107,12 @@ struct enc_stats {
 };
 
 void enc_opts_default(struct enc_opts *o);
+
+static inline void enc_phase(const struct enc_opts *o, const char *name)
+{
+	if (o->phase)
+		o->phase(o->phase_ctx, name);
+}
 
 /* A converting thread's buffers (IR, reference map, decode plans). */
 struct enc_worker *enc_worker_new(void);

@@ -19,12 +19,14 @@ int btf_encode_file(const char *path, const char *out_path, const struct btf *ba
 	if (o->distilled_base && (!base || out_path))
 		return diag_err(d, EINVAL, "%s: a distilled base needs --base and in-place output",
 				path);
+	enc_phase(o, "read");
 	if ((err = dwarf_input_open(&in, path, o->jobs ? o->jobs : 1, d)))
 		return err;
 	t1 = clock_now();
 	err = btf_encode(&in, base, o, &btf, st, d);
 	st->read += t1 - t0;	/* btf_encode() starts the stats afresh */
 	t1 = clock_now();
+	enc_phase(o, "write");
 	if (!err && o->distilled_base) {
 		/* .BTF becomes the split on the distilled base, which goes to .BTF.base. */
 		err = btf_distill_base(btf, &dbase, &dsplit, d);

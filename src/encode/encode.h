@@ -51,8 +51,11 @@ struct enc_opts {
 	bool attributes;	/* kfuncs' KF_ARENA_* pointers through address_space(1) tags */
 	bool no_dedup;		/* return the merged, undeduplicated BTF */
 	/*
-	 * Decode every DIE whole, with no attribute filter and no leaf runs:
-	 * the same output, slower; tests and the fuzzer compare the two.
+	 * Decode every DIE whole, with no attribute filter and no leaf runs,
+	 * look DIEs up where the unit's copy holds them as in any other unit
+	 * (dw_die_at), and (btf_encode_file) relocate .debug_info whole
+	 * (dwarf_input_open_whole): the same output, slower; tests and the
+	 * fuzzer compare the two.
 	 */
 	bool slow_paths;
 	/*

@@ -20,7 +20,8 @@ int btf_encode_file(const char *path, const char *out_path, const struct btf *ba
 		return diag_err(d, EINVAL, "%s: a distilled base needs --base and in-place output",
 				path);
 	enc_phase(o, "read");
-	if ((err = dwarf_input_open(&in, path, o->jobs ? o->jobs : 1, d)))
+	if ((err = (o->slow_paths ? dwarf_input_open_whole : dwarf_input_open)(&in, path,
+									     o->jobs ? o->jobs : 1, d)))
 		return err;
 	t1 = clock_now();
 	err = btf_encode(&in, base, o, &btf, st, d);

@@ -214,6 +214,7 @@ struct run {
 	/* .debug_info bytes merged but not yet given back: [drop_lo, drop_hi) */
 	uint64_t drop_lo, drop_hi;
 	uint64_t loc_lo;		/* .debug_loclists given back below this */
+	uint64_t str_mark;		/* .debug_info merged when .debug_str was last given back */
 	struct diag *d;
 	int err;
 };
@@ -224,6 +225,15 @@ struct run {
  * kernel image's encode on two threads).
  */
 #define DROP_STEP (4u << 20)
+/*
+ * A big module's .debug_str (amdgpu.ko: 130 MB, every page read by the
+ * end) is given back whole each time this much more of .debug_info was
+ * merged: units' strings come mostly in unit order after the first
+ * units' common ones, so what the next units read is mapped again (a few
+ * MB), and the section's pages in RSS stay a window's worth.  Smaller
+ * ones (vmlinux's 4.7 MB) stay.
+ */
+#define STR_DROP_STEP (16u << 20)
 
 struct secinfo {
 	uint32_t var;
@@ -396,6 +406,10 @@ static int consume_one(void *p, size_t i)
 			r->drop_lo = u->off;
 		}
 		r->drop_hi = u->end;
+		if (r->ctx.in->dw_str.len >= STR_DROP_STEP && u->end - r->str_mark >= STR_DROP_STEP) {
+			belf_drop_range(r->ctx.in->elf, r->ctx.in->dw_str.p, r->ctx.in->dw_str.len);
+			r->str_mark = u->end;
+		}
 		/*
 		 * 1.30/1.31 read parameters' location lists (vmlinux: 27 MB of
 		 * them).  Compilers lay units' lists out in unit order, so what

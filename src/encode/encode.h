@@ -137,6 +137,12 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
  */
 int btf_encode_file(const char *path, const char *out_path, const struct btf *base,
 		    const struct enc_opts *o, struct enc_stats *st, struct diag *d);
+/*
+ * About how much memory btf_encode_file() takes at -j1 on path, from its
+ * sections' sizes alone (batch mode schedules by it), in bytes: 0 if it
+ * is not an ELF file.
+ */
+uint64_t btf_encode_estimate(const char *path);
 
 /*
  * The struct view's DWARF path (pahole -F dwarf -C TYPE), in lookup.c:

@@ -146,7 +146,7 @@ FUZZ_O := build/fuzz
 # linked into each target; tests/fuzz/run.sh makes seeds and runs them.
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) -pthread \
 	       -fsanitize=address,undefined -fno-sanitize-recover=all -MMD -MP \
-	       -DAHEAD_MIN_TABLES=2
+	       -DAHEAD_MIN_TABLES=2 -DRANGED_CK=4
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_O)/obj/%.o)
 $(FUZZ_O)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -265,6 +265,93 @@ def bench_modules(a):
     shutil.rmtree(tmp)
 
 
+GIANTS = ("drivers/gpu/drm/amd/amdgpu/amdgpu.ko", "drivers/gpu/drm/nouveau/nouveau.ko",
+          "drivers/gpu/drm/i915/i915.ko")
+
+
+def graph_equal(a, ours, shipped, base=None):
+    """btfc diff -q: the same type graph (split on base when given)."""
+    cmd = [a.btfc, "diff", "-q", ours, shipped]
+    if base:
+        cmd += ["--base-a", base, "--base-b", base]
+    return subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+
+
+def bench_generic(a):
+    """Debian's generic kernel (issue #41): its largest modules and vmlinux
+    beside pahole 1.24 (the kernel's flags; modules without -j, as the
+    module build runs it, which is also pahole's smaller peak), and all its
+    modules in one batch.  pahole over the whole batch (one process per
+    module, two at a time, as make -j2 runs it) takes a quarter of an hour:
+    only with BENCH_PAHOLE_BATCH=1."""
+    g = a.generic
+    if not g:
+        print("generic: skipped, no generic corpus (BTFC_CORPUS_GENERIC, default "
+              "/var/tmp/btfc-corpus-generic; KVER=6.12.117+deb12-amd64 "
+              "scripts/fetch-debian-kernel.sh DIR fetches it)")
+        return
+    vbtf = os.path.join(g, "vmlinux.btf")
+    mods = os.path.join(g, "modules.txt")
+    paths = [l.strip() for l in open(mods) if l.strip()]
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    tmp = tempfile.mkdtemp(prefix="btfc-bench-generic.", dir=shm)
+    out, pout = os.path.join(tmp, "b.btf"), os.path.join(tmp, "p.btf")
+    print(f"generic kernel {g} (medians of {a.runs}; peak RSS the largest run's)")
+    for rel in GIANTS:
+        m = next((p for p in paths if p.endswith("/" + rel)), None)
+        if not m:
+            print(f"  {rel}: not in the corpus")
+            continue
+        runs = [
+            ("pahole -J --btf_base", ["pahole", "-J", "--btf_gen_floats", "--lang_exclude=rust",
+                                      "--btf_base", vbtf, "--btf_encode_detached=" + pout, m]),
+            ("btfc encode -j2 --base", [a.btfc, "encode", "-j2", "--base", vbtf, m, "-o", out]),
+        ]
+        print(f"  {os.path.basename(m)} ({os.path.getsize(m) >> 20} MiB)")
+        res = []
+        for (name, _), (wall, cpu, rss, _) in zip(runs, side_by_side([c for _, c in runs], a.runs)):
+            res.append((wall, rss))
+            row(name, wall, cpu, rss)
+        (pw, pr), (bw, br) = res
+        shipped = os.path.join(g, "btf", m.split("/lib/modules/", 1)[1].split("/", 1)[1] + ".btf")
+        eq = "EQUAL" if graph_equal(a, out, shipped, vbtf) else "DIFFERENT"
+        print(f"  ratio pahole/btfc wall: {pw / bw:5.2f}x   peak RSS btfc/pahole: {br / pr:5.2f}"
+              f"    (target <= 0.5); graph vs shipped BTF: {eq}")
+    v = os.path.join(g, "vmlinux")
+    runs = [
+        ("pahole -J -j --btf_gen_floats", ["pahole", "-J", "-j", "--btf_gen_floats",
+                                           "--lang_exclude=rust", "--btf_encode_detached=" + pout, v]),
+        ("btfc encode -j2", [a.btfc, "encode", "-j2", v, "-o", out]),
+    ]
+    print(f"  vmlinux ({os.path.getsize(v) >> 20} MiB)")
+    res = []
+    for (name, _), (wall, cpu, rss, _) in zip(runs, side_by_side([c for _, c in runs], a.runs)):
+        res.append((wall, rss))
+        row(name, wall, cpu, rss)
+    (pw, pr), (bw, br) = res
+    eq = "EQUAL" if graph_equal(a, out, vbtf) else "DIFFERENT"
+    print(f"  ratio pahole/btfc wall: {pw / bw:5.2f}x   peak RSS btfc/pahole: {br / pr:5.2f}"
+          f"    (target <= 0.5); graph vs shipped BTF: {eq}")
+    bdir = os.path.join(tmp, "batch")
+    os.mkdir(bdir)
+    wall, cpu, rss, _ = timed([a.btfc, "encode", "-j2", "--base", vbtf, "--list", mods, "-o", bdir],
+                              a.runs)
+    print(f"  all {len(paths)} modules in one batch")
+    row("btfc batch -j2", wall, cpu, rss)
+    print(f"  peak RSS {rss:.0f} MiB   (target <= 600)")
+    if os.environ.get("BENCH_PAHOLE_BATCH") == "1":
+        pdir = os.path.join(tmp, "pahole")
+        os.mkdir(pdir)
+        cmd = (f"xargs -P2 -I{{}} sh -c 'pahole -J --btf_gen_floats --lang_exclude=rust "
+               f"--btf_base {vbtf} --btf_encode_detached={pdir}/$(basename {{}}).p {{}}' < {mods}")
+        pw, pc, pr, _ = timed(["sh", "-c", cmd], 1)
+        row("pahole per module, 2 in parallel", pw, pc, pr)
+        print(f"  ratio pahole/btfc batch -j2: {pw / wall:5.2f}x")
+    else:
+        print("  pahole over all modules: skipped (a quarter of an hour; BENCH_PAHOLE_BATCH=1 runs it)")
+    shutil.rmtree(tmp)
+
+
 def bench_layout(a):
     """Each sample is LOOP back-to-back runs (one run is a few tens of ms, below
     GNU time's 10 ms resolution); times are per run."""
@@ -297,9 +384,11 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--generic", default="", help="the generic kernel's corpus (bench_generic)")
     ap.add_argument("only", nargs="*", help="benchmarks to run (default: all)")
     a = ap.parse_args()
-    benches = {"dwarf": bench_dwarf, "btf": bench_btf, "encode": bench_encode, "modules": bench_modules, "dedup": bench_dedup, "layout": bench_layout}
+    benches = {"dwarf": bench_dwarf, "btf": bench_btf, "encode": bench_encode, "modules": bench_modules,
+               "generic": bench_generic, "dedup": bench_dedup, "layout": bench_layout}
     for name in a.only or benches:
         benches[name](a)
 

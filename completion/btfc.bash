@@ -17,10 +17,11 @@ _btfc()
     encode)
         opts="-o --output --base --compat --global-var --attributes --no-floats
               --no-enum64 --no-vars --lang-exclude --force --kfunc-tags --no-dedup
-              -j --jobs --list --distilled-base --stats -v --verbose --help"
+              -j --jobs --list --distilled-base --stats --memory-budget -v --verbose
+              --help"
         case $prev in
         --compat) COMPREPLY=($(compgen -W "1.24 1.30 1.31" -- "$cur")); return ;;
-        -j | --jobs | --lang-exclude) return ;;
+        -j | --jobs | --lang-exclude | --memory-budget) return ;;
         esac ;;
     relocate) opts="--base -o --output --format --help" ;;
     dwarf) opts="--cu --offset --stats --skip-only -j --jobs --help"

@@ -112,6 +112,8 @@ one_line "dwarf - is refused in one line" "an ELF is read from a path" "$BTFC" d
 one_line "diff - - is refused in one line" "only one of A and B" "$BTFC" diff - -
 one_line "encode batch -o - is refused in one line" "-o - takes one input" \
 	"$BTFC" encode "$WORK/types.o" "$WORK/layout.o" -o -
+one_line "encode --memory-budget 0 is refused in one line" "bad --memory-budget" \
+	"$BTFC" encode --memory-budget 0 "$WORK/types.o" "$WORK/layout.o" -o "$WORK"
 for c in $cmds; do
 	"$BTFC" $c --help 2>&1 | grep -q 'Exit status' && pass "$c --help states the exit codes" ||
 		fail "$c --help: no exit codes"

@@ -266,18 +266,22 @@ if C=$(BTFC_NO_FETCH=${BTFC_NO_FETCH:-} "$ROOT/scripts/corpus.sh" 2>/dev/null); 
 	# Batch mode: one process, base loaded once, same bytes as one at a time.
 	awk 'NR % 131 == 7' "$C/modules.txt" | head -8 > "$WORK/list"
 	mkdir -p "$WORK/batch" "$WORK/single"
-	mkdir -p "$WORK/batch1"
+	mkdir -p "$WORK/batch1" "$WORK/batchm"
 	check "batch encode -j2" "$BTFC" encode --base "$C/vmlinux.btf" -j2 --list "$WORK/list" -o "$WORK/batch"
 	# -j1: one thread's conversion buffers carried through all of them
 	check "batch encode -j1" "$BTFC" encode --base "$C/vmlinux.btf" -j1 --list "$WORK/list" -o "$WORK/batch1"
+	# a budget every module exceeds: each runs alone, on both threads
+	check "batch encode -j2 --memory-budget 1" "$BTFC" encode --base "$C/vmlinux.btf" -j2 \
+		--memory-budget 1 --list "$WORK/list" -o "$WORK/batchm"
 	ok=1
 	while read -r m; do
 		"$BTFC" encode --base "$C/vmlinux.btf" -j1 "$m" -o "$WORK/single/$(basename "$m").btf" &&
 		cmp -s "$WORK/single/$(basename "$m").btf" "$WORK/batch/$(basename "$m").btf" &&
+		cmp -s "$WORK/single/$(basename "$m").btf" "$WORK/batchm/$(basename "$m").btf" &&
 		cmp -s "$WORK/single/$(basename "$m").btf" "$WORK/batch1/$(basename "$m").btf" || ok=0
 	done < "$WORK/list"
-	[ $ok = 1 ] && pass "batch output (-j2, -j1) byte-identical to single runs" ||
-		fail "batch output (-j2, -j1) byte-identical to single runs"
+	[ $ok = 1 ] && pass "batch output (-j2, -j1, each alone) byte-identical to single runs" ||
+		fail "batch output (-j2, -j1, each alone) byte-identical to single runs"
 	# The base cache on vmlinux.btf: cold, warm, and none give the same bytes,
 	# for btfc encode and for the pahole front end.
 	rm -rf "$WORK/cache"

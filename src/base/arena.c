@@ -56,6 +56,7 @@ void *arena_alloc(struct arena *a, size_t n)
 	c = mem_alloc(sizeof(*c) + sz);
 	if (!c)
 		return NULL;
+	mem_tag(c, "arena");
 	c->size = sz;
 	if (a->head)
 		a->head->used = (size_t)(a->cur - a->head->data);

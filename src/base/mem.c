@@ -92,6 +92,7 @@ struct big {
 	void *p;
 	size_t len;		/* mapped bytes, a multiple of HPAGE */
 	size_t dirty;		/* bytes from the start that may not be zero, before the owner's */
+	const char *tag;	/* mem_tag(), or NULL */
 };
 /* The allocator's registry of big blocks (like malloc's own state). */
 static struct big big_reg[BIG_SLOTS];
@@ -219,6 +220,7 @@ static void *big_alloc(size_t n, int zero)
 	if (b && (p = pool_take(cur_cache, len, &got, &dirty)) != NULL) {
 		b->p = p;
 		b->len = got;
+		b->tag = NULL;
 		/* what a zeroed allocation leaves as it was (past n), or all */
 		b->dirty = !zero ? dirty : dirty > n ? dirty : 0;
 	}
@@ -246,6 +248,7 @@ static void *big_alloc(size_t n, int zero)
 		b->p = p;
 		b->len = len;
 		b->dirty = 0;
+		b->tag = NULL;
 	}
 	pthread_mutex_unlock(&big_lock);
 	if (!b) {
@@ -412,6 +415,15 @@ int mem_grow(void **data, size_t *cap, size_t elem, size_t need)
 	return 0;
 }
 
+int mem_grow_tag(void **data, size_t *cap, size_t elem, size_t need, const char *tag)
+{
+	int r = mem_grow(data, cap, elem, need);
+
+	if (!r)
+		mem_tag(*data, tag);
+	return r;
+}
+
 struct mem_cache *mem_cache_new(size_t limit)
 {
 	struct mem_cache *c = calloc(1, sizeof(*c));
@@ -470,6 +482,47 @@ void mem_cache_free(struct mem_cache *c)
 	mem_cache_pass(c, NULL);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
+}
+
+void mem_tag(const void *p, const char *tag)
+{
+	struct big *b;
+
+	if (!maybe_big(p))
+		return;
+	pthread_mutex_lock(&big_lock);
+	if ((b = big_find(p)))
+		b->tag = tag;
+	pthread_mutex_unlock(&big_lock);
+}
+
+static int cmp_block(const void *a, const void *b)
+{
+	const struct mem_block *x = a, *y = b;
+
+	return x->len < y->len ? 1 : x->len > y->len ? -1 : 0;
+}
+
+size_t mem_blocks(struct mem_block *out, size_t max, size_t *n, size_t *total)
+{
+	struct mem_block all[BIG_SLOTS];
+	size_t i, k = 0, sum = 0;
+
+	pthread_mutex_lock(&big_lock);
+	for (i = 0; i < BIG_SLOTS; i++)
+		if (big_reg[i].p) {
+			all[k].len = big_reg[i].len;
+			all[k++].tag = big_reg[i].tag;
+			sum += big_reg[i].len;
+		}
+	pthread_mutex_unlock(&big_lock);
+	qsort(all, k, sizeof(all[0]), cmp_block);
+	*n = k;
+	*total = sum;
+	if (k > max)
+		k = max;
+	memcpy(out, all, k * sizeof(all[0]));
+	return k;
 }
 
 void mem_give_back(void)

@@ -66,14 +66,33 @@ struct mem_cache *mem_cache_use(struct mem_cache *c);
 void mem_cache_pass(struct mem_cache *from, struct mem_cache *to);
 
 /*
+ * Accounting, for --stats: name a big block (a no-op for others; the name
+ * must outlive the block: a string literal), and list the big blocks
+ * alive (mapped bytes, name or NULL), largest first: at most max of
+ * them, the count of all of them in *n and their bytes in *total (blocks
+ * a mem_cache keeps are not listed).
+ */
+struct mem_block {
+	size_t len;
+	const char *tag;
+};
+void mem_tag(const void *p, const char *tag);
+size_t mem_blocks(struct mem_block *out, size_t max, size_t *n, size_t *total);
+
+/*
  * Grow *data (an array of elem-sized items with capacity *cap) so that it
  * holds at least need items.  Grows by 1.5x.  Returns 0 or -ENOMEM; on
  * failure *data and *cap are unchanged.
  */
 int mem_grow(void **data, size_t *cap, size_t elem, size_t need);
 
+/* mem_grow() naming the block it grew (mem_tag). */
+int mem_grow_tag(void **data, size_t *cap, size_t elem, size_t need, const char *tag);
+
 /* The common case (room left) costs a compare, not a call. */
 #define VEC_RESERVE(ptr, cap, need) \
 	((size_t)(need) <= (cap) ? 0 : mem_grow((void **)&(ptr), &(cap), sizeof(*(ptr)), (need)))
+#define VEC_RESERVE_TAG(ptr, cap, need, tag) \
+	((size_t)(need) <= (cap) ? 0 : mem_grow_tag((void **)&(ptr), &(cap), sizeof(*(ptr)), (need), (tag)))
 
 #endif

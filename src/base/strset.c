@@ -10,6 +10,7 @@ static int rehash(struct strset *s, size_t nslots)
 
 	if (!slots)
 		return -ENOMEM;
+	mem_tag(slots, "string index");
 	for (i = 0; i < s->nslots; i++) {
 		size_t j;
 
@@ -125,7 +126,7 @@ static int64_t insert(struct strset *s, const char *str, size_t len, uint32_t h,
 		s->cap = s->len + len + 1;
 		s->borrowed = false;
 	}
-	if (mem_grow((void **)&s->data, &s->cap, 1, s->len + len + 1))
+	if (mem_grow_tag((void **)&s->data, &s->cap, 1, s->len + len + 1, "strings"))
 		return -ENOMEM;
 	off = s->len;
 	memcpy(s->data + off, str, len);
@@ -214,7 +215,7 @@ int strset_init_after_empty(struct strset *s, const char *data, size_t len)
 {
 	if (strset_init(s, true))
 		return -ENOMEM;
-	if (mem_grow((void **)&s->data, &s->cap, 1, len + 1)) {
+	if (mem_grow_tag((void **)&s->data, &s->cap, 1, len + 1, "strings")) {
 		strset_free(s);
 		return -ENOMEM;
 	}
@@ -233,7 +234,7 @@ int strset_reserve(struct strset *s, size_t n, size_t bytes)
 	if (nslots > s->nslots && rehash(s, nslots))
 		return -ENOMEM;
 	/* a borrowed section is copied, to its size, by the first add */
-	if (bytes && !s->borrowed && mem_grow((void **)&s->data, &s->cap, 1, s->len + bytes))
+	if (bytes && !s->borrowed && mem_grow_tag((void **)&s->data, &s->cap, 1, s->len + bytes, "strings"))
 		return -ENOMEM;
 	return 0;
 }
@@ -241,7 +242,7 @@ int strset_reserve(struct strset *s, size_t n, size_t bytes)
 int strset_init_from(struct strset *s, const char *data, size_t len)
 {
 	memset(s, 0, sizeof(*s));
-	if (mem_grow((void **)&s->data, &s->cap, 1, len + 1))
+	if (mem_grow_tag((void **)&s->data, &s->cap, 1, len + 1, "strings"))
 		return -ENOMEM;
 	memcpy(s->data, data, len);
 	s->len = len;

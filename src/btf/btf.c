@@ -669,7 +669,7 @@ int btf_from_parts(const struct btf *base, struct btf_parts *parts, enum btf_end
 		btf->index_cap = MAX(btf->nr_types, 1u);
 		if (!(btf->index = mem_array(btf->index_cap, sizeof(*btf->index))))
 			err = diag_err(d, ENOMEM, "out of memory indexing %u types", btf->nr_types);
-		else if (btf_index_records(btf->types, btf->types_len, btf->nr_types, parts->marks,
+		else if (mem_tag(btf->index, "type index"), btf_index_records(btf->types, btf->types_len, btf->nr_types, parts->marks,
 					   parts->nmarks, jobs, btf->index))
 			err = diag_err(d, EINVAL, "indexing %u types: record sizes disagree",
 				       btf->nr_types);

@@ -33,6 +33,18 @@ int cmd_list(int argc, char **argv);
 /* pahole's command line (cli/pahole.c); also run when argv[0] is "pahole". */
 int cmd_pahole(int argc, char **argv);
 
+/*
+ * --stats memory (memstat.c): sampling starts at memstat_start(), phases
+ * are named through memstat_phase (an enc_opts.phase callback), and
+ * memstat_report() stops it and prints the peak RSS and each phase's
+ * largest sample with the big blocks alive then.  NULL (out of memory)
+ * is accepted by both and reports nothing.
+ */
+struct memstat;
+struct memstat *memstat_start(void);
+void memstat_phase(void *ctx, const char *name);
+void memstat_report(struct memstat *m, FILE *out);
+
 struct btf;
 /*
  * Read the BTF bytes of path: a raw blob (either byte order) as is, or the

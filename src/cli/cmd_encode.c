@@ -2,6 +2,7 @@
 /* btfc encode: DWARF -> BTF for a kernel image or module. */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +44,14 @@ static const char usage_text[] =
 	"  --distilled-base       with --base, in place: also write .BTF.base (libbpf's\n"
 	"                         distilled base) so the module can be relocated onto\n"
 	"                         another vmlinux; .BTF is then split on .BTF.base\n"
-	"  --stats                print counts and per-phase times to stderr: read,\n"
-	"                         convert (merge within it), dedup, write\n"
+	"  --stats                print counts, per-phase times and memory to stderr:\n"
+	"                         read, convert (merge within it), dedup, write; the\n"
+	"                         peak RSS and each phase's largest (anon, file, the\n"
+	"                         biggest blocks then); a batch's peak RSS\n"
+	"  --memory-budget MIB    batch mode: inputs whose estimated memory (from their\n"
+	"                         DWARF's size) exceeds MIB together do not run at once,\n"
+	"                         one estimated at MIB or more runs alone on every\n"
+	"                         thread (default 384); the output is the same\n"
 	"  -v, --verbose          notes about what was dropped or degraded, and why\n"
 	"  With several inputs (batch mode) the base is loaded once, inputs are encoded\n"
 	"  in parallel, each exactly as alone; -o then names a directory (OUT/NAME.btf).\n"
@@ -92,7 +99,17 @@ static int parse_langs(const char *list, uint32_t *out, size_t max)
 	return 0;
 }
 
-/* Batch mode: many modules on one base, one module per worker. */
+/*
+ * Batch mode: many modules on one base, one module per worker, started in
+ * list order under a memory budget: a module starts when the estimates
+ * (btf_encode_estimate) of the modules running and its own fit in it, or
+ * nothing runs; one whose estimate is the budget or more runs alone, on
+ * every thread.  So two giants never overlap, whatever the list holds,
+ * and the output (each module as alone, the same bytes for any -j) does
+ * not depend on it.
+ */
+#define DEFAULT_BUDGET_MIB 384
+
 struct batch {
 	char **paths;
 	size_t n;
@@ -107,7 +124,40 @@ struct batch {
 	bool progress;
 	struct enc_worker **workers;	/* per pool thread, kept from module to module */
 	struct mem_cache *cache;	/* big blocks freed by one module, for the next */
+	unsigned jobs;
+	uint64_t budget;		/* bytes of estimates running at once */
+	pthread_mutex_t lock;		/* the admission state below */
+	pthread_cond_t changed;
+	size_t next;			/* the next module to start */
+	uint64_t running;		/* estimates of the modules running */
+	unsigned nrunning;
 };
+
+/* Wait until module i may start; its share of the budget (whole: alone). */
+static uint64_t batch_admit(struct batch *b, size_t i)
+{
+	uint64_t est = btf_encode_estimate(b->paths[i]);
+	uint64_t w = est >= b->budget ? b->budget : est ? est : 1;
+
+	pthread_mutex_lock(&b->lock);
+	while (b->next != i || (b->nrunning && b->running + w > b->budget))
+		pthread_cond_wait(&b->changed, &b->lock);
+	b->next++;
+	b->running += w;
+	b->nrunning++;
+	pthread_cond_broadcast(&b->changed);
+	pthread_mutex_unlock(&b->lock);
+	return w;
+}
+
+static void batch_done(struct batch *b, uint64_t w)
+{
+	pthread_mutex_lock(&b->lock);
+	b->running -= w;
+	b->nrunning--;
+	pthread_cond_broadcast(&b->changed);
+	pthread_mutex_unlock(&b->lock);
+}
 
 struct batch_log {
 	struct batch *b;
@@ -141,10 +191,12 @@ static int batch_one(void *ctx, unsigned worker, size_t i)
 	struct enc_opts o = b->o;
 	struct enc_stats st;
 	struct mem_cache *was = mem_cache_use(b->cache);
+	uint64_t share = batch_admit(b, i);
 	char *out = NULL;
 	size_t done;
 
-	o.jobs = 1;
+	/* alone: on every thread (the other threads wait) */
+	o.jobs = share >= b->budget ? b->jobs : 1;
 	/* Buffers grown for one module serve the next (1-2% less CPU on 1,138). */
 	if (!b->workers[worker])
 		b->workers[worker] = enc_worker_new();	/* NULL: fresh ones per module */
@@ -161,6 +213,7 @@ static int batch_one(void *ctx, unsigned worker, size_t i)
 		if (!(out = mem_alloc(len))) {
 			b->errs[i] = diag_err(&b->diags[i], ENOMEM, "out of memory");
 			mem_cache_use(was);
+			batch_done(b, share);
 			return 0;
 		}
 		snprintf(out, len, "%s/%s.btf", b->outdir, base);
@@ -168,6 +221,7 @@ static int batch_one(void *ctx, unsigned worker, size_t i)
 	b->errs[i] = btf_encode_file(b->paths[i], out, b->base, &o, &st, &b->diags[i]);
 	mem_free(out);
 	mem_cache_use(was);
+	batch_done(b, share);
 	done = atomic_fetch_add(&b->done, 1) + 1;
 	if (b->progress && (done % 16 == 0 || done == b->n))
 		fprintf(stderr, "\r%s: encoded %zu/%zu", cli_prog(), done, b->n);
@@ -202,9 +256,10 @@ static int read_list(const char *file, char ***paths, size_t *n, size_t *cap)
 }
 
 static int run_batch(char **paths, size_t n, const char *outdir, const struct btf *base,
-		     const struct enc_opts *o, unsigned jobs)
+		     const struct enc_opts *o, unsigned jobs, uint64_t budget)
 {
-	struct batch b = { .paths = paths, .n = n, .outdir = outdir, .base = base, .o = *o };
+	struct batch b = { .paths = paths, .n = n, .outdir = outdir, .base = base, .o = *o,
+			   .jobs = jobs, .budget = budget };
 	struct btf_dedup_base *pb = NULL;
 	size_t i, nbad = 0;
 	int status = EXIT_OK;
@@ -215,6 +270,8 @@ static int run_batch(char **paths, size_t n, const char *outdir, const struct bt
 		return cli_fail("encode: output directory %s: %s", outdir, strerror(errno));
 	if (outdir && !S_ISDIR(st.st_mode))
 		return cli_fail("encode: output directory %s: not a directory", outdir);
+	pthread_mutex_init(&b.lock, NULL);
+	pthread_cond_init(&b.changed, NULL);
 	b.diags = mem_array(n, sizeof(*b.diags));
 	b.errs = mem_array(n, sizeof(*b.errs));
 	b.logs = mem_array(n, sizeof(*b.logs));
@@ -277,18 +334,21 @@ out:
 	mem_free(b.workers);
 	mem_free(b.diags);
 	mem_free(b.errs);
+	pthread_mutex_destroy(&b.lock);
+	pthread_cond_destroy(&b.changed);
 	return status;
 }
 
 /*
- * One piece (160 lines): the option table and loop, then one straight
+ * One piece (175 lines): the option table and loop, then one straight
  * sequence (input, base, encode or batch, write) sharing the options and
  * one cleanup path.
  */
 int cmd_encode(int argc, char **argv)
 {
 	enum { O_BASE = 256, O_COMPAT, O_NOFLOATS, O_NOENUM64, O_NOVARS, O_LANGX, O_FORCE,
-	       O_NODEDUP, O_STATS, O_LIST, O_DISTILL, O_KFUNCS, O_GLOBAL_VAR, O_ATTRIBUTES };
+	       O_NODEDUP, O_STATS, O_LIST, O_DISTILL, O_KFUNCS, O_GLOBAL_VAR, O_ATTRIBUTES,
+	       O_BUDGET };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "base", required_argument, NULL, O_BASE },
@@ -306,6 +366,7 @@ int cmd_encode(int argc, char **argv)
 		{ "kfunc-tags", no_argument, NULL, O_KFUNCS },
 		{ "global-var", no_argument, NULL, O_GLOBAL_VAR },
 		{ "attributes", no_argument, NULL, O_ATTRIBUTES },
+		{ "memory-budget", required_argument, NULL, O_BUDGET },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -316,10 +377,13 @@ int cmd_encode(int argc, char **argv)
 	struct enc_stats st;
 	struct btf *base = NULL;
 	struct btf_dedup_base *pb = NULL;
+	struct memstat *ms = NULL;
 	struct diag d;
 	bool stats = false;
 	char **paths = NULL;
 	size_t npaths = 0, cap = 0, i;
+	uint64_t budget = (uint64_t)DEFAULT_BUDGET_MIB << 20;
+	char *end;
 	int c, err, status;
 
 	enc_opts_default(&o);
@@ -365,6 +429,12 @@ int cmd_encode(int argc, char **argv)
 		case O_KFUNCS: o.decl_tag_kfuncs = true; break;
 		case O_GLOBAL_VAR: o.global_vars = true; break;
 		case O_ATTRIBUTES: o.attributes = true; break;
+		case O_BUDGET:
+			budget = strtoull(optarg, &end, 10);
+			if (end == optarg || *end || !budget || budget > (1ull << 30))
+				return cli_usage("encode", "bad --memory-budget '%s' (MiB)", optarg);
+			budget <<= 20;
+			break;
 		case 'j':
 			if (!(o.jobs = cli_jobs(optarg)))
 				return cli_usage("encode", "bad thread count '%s'", optarg);
@@ -417,8 +487,16 @@ int cmd_encode(int argc, char **argv)
 	o.log_ctx = paths[0];
 	if (npaths > 1 || list) {
 		/* -o names a directory: OUT/<name>.btf per input. */
-		status = run_batch(paths, npaths, output, base, &o, o.jobs);
+		ms = stats ? memstat_start() : NULL;
+		status = run_batch(paths, npaths, output, base, &o, o.jobs, budget);
+		memstat_report(ms, stderr);
+		ms = NULL;
 		goto out;
+	}
+	if (stats) {
+		ms = memstat_start();
+		o.phase = memstat_phase;
+		o.phase_ctx = ms;
 	}
 	err = btf_encode_file(paths[0], output, base, &o, &st, &d);
 	if (err) {
@@ -442,8 +520,11 @@ int cmd_encode(int argc, char **argv)
 		fputc('\n', stderr);
 		cli_dedup_levels(&st.ded);
 	}
+	memstat_report(ms, stderr);
+	ms = NULL;
 	status = EXIT_OK;
 out:
+	memstat_report(ms, NULL);
 	for (i = 0; i < npaths; i++)
 		mem_free(paths[i]);
 	mem_free(paths);

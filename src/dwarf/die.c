@@ -8,13 +8,6 @@
 
 #define dctx dw_dctx
 
-static const struct dw_file *owner(const struct dw_file *f, const struct dw_unit *u)
-{
-	if (f->alt && u >= f->alt->units && u < f->alt->units + f->alt->nunits)
-		return f->alt;
-	return f;
-}
-
 /*
  * Whether ab->fixed is the size of ab's values in a DIE of x's unit: some
  * form varies otherwise, or the table was parsed for a unit of other
@@ -28,7 +21,7 @@ static inline bool has_fixed_size(const struct dctx *x, const struct dw_abbrev *
 static void dctx_init(struct dctx *x, const struct dw_file *f, const struct dw_unit *u,
 		      struct diag *d)
 {
-	x->f = owner(f, u);
+	x->f = dw_owner(f, u);
 	x->u = u;
 	x->altbit = x->f != f ? DW_REF_ALT : 0;
 	x->dflags = (u->in_types ? DW_REF_TYPES : 0) | x->altbit;
@@ -576,19 +569,28 @@ static inline int decode_one(const struct dctx *x, const uint8_t **pp, const uin
 	return decode_body(x, pp, end, die_off, *abp, die);
 }
 
-int dw_cursor_init(struct dw_cursor *c, const struct dw_file *f, const struct dw_unit *u,
-		   struct diag *d)
+/* c on [sec, sec + ...), the bytes of u from section offset base on. */
+static void cursor_place(struct dw_cursor *c, const struct dw_unit *u, const uint8_t *sec,
+			 uint64_t base)
 {
-	const struct dw_file *o = owner(f, u);
-	const struct bslice *sec = u->in_types ? &o->s.types : &o->s.info;
+	c->sec = sec;
+	c->base = base;
+	c->p = sec + (u->die_off - base);
+	c->end = sec + (u->end - base);
+}
+
+/* dw_cursor_init() without the unit's bytes: 1 if it may take them (u is usable). */
+static int cursor_setup(struct dw_cursor *c, const struct dw_file *f, const struct dw_unit *u,
+			struct diag *d)
+{
+	const struct dw_file *o = dw_owner(f, u);
+	static const uint8_t none[1];
 
 	c->f = f;
 	dctx_init(&c->x, f, u, d);
 	c->depth = 0;
-	c->sec = sec->p;
+	c->sec = c->p = c->end = none;
 	c->base = 0;
-	c->p = sec->p + u->die_off;
-	c->end = sec->p + u->end;
 	if (u->bad && u->bad_msg && !strncmp(u->bad_msg, o->path, strlen(o->path)))
 		return diag_err(d, EINVAL, "%s", u->bad_msg);	/* already names file and place */
 	if (u->bad)
@@ -598,30 +600,43 @@ int dw_cursor_init(struct dw_cursor *c, const struct dw_file *f, const struct dw
 	return 0;
 }
 
+int dw_cursor_init(struct dw_cursor *c, const struct dw_file *f, const struct dw_unit *u,
+		   struct diag *d)
+{
+	const uint8_t *sec;
+	uint64_t base;
+	int r;
+
+	if ((r = cursor_setup(c, f, u, d)) || (r = dw_unit_bytes(f, u, &sec, &base, d)))
+		return r;
+	cursor_place(c, u, sec, base);
+	return 0;
+}
+
 int dw_cursor_init_copy(struct dw_cursor *c, const struct dw_file *f, const struct dw_unit *u,
 			uint8_t **buf, size_t *cap, struct diag *d)
 {
 	size_t n = (size_t)(u->end - u->off);
-	int r = dw_cursor_init(c, f, u, d);
+	int r;
 
-	if (r || u->in_types || owner(f, u) != f || !f->s.info_peek)
+	if ((r = cursor_setup(c, f, u, d)))
 		return r;
+	if (u->in_types || dw_owner(f, u) != f || !f->s.info_peek)
+		return dw_cursor_init(c, f, u, d);
 	if (n > *cap) {
 		size_t want = (n + 0xffff) & ~(size_t)0xffff;
 		uint8_t *nb = mem_alloc(want);
 
 		if (!nb)
-			return 0;	/* the mapping will do */
+			return dw_cursor_init(c, f, u, d);	/* in place will do */
+		mem_tag(nb, "unit copy");
 		mem_free(*buf);
 		*buf = nb;
 		*cap = want;
 	}
 	if (f->s.info_peek(f->s.peek_ctx, u->off, *buf, n) != (ssize_t)n)
-		return 0;
-	c->sec = *buf;
-	c->base = u->off;
-	c->p = *buf + (u->die_off - u->off);
-	c->end = *buf + n;
+		return dw_cursor_init(c, f, u, d);
+	cursor_place(c, u, *buf, u->off);
 	return 0;
 }
 
@@ -638,7 +653,29 @@ int dw_cursor_at(struct dw_cursor *c, const struct dw_file *f, uint64_t ref, str
 	if (DW_REF_OFF(ref) < u->die_off)
 		return diag_err(d, EINVAL, "%s: DIE reference 0x%llx points into a unit header",
 				f->path, (unsigned long long)DW_REF_OFF(ref));
-	c->p = c->sec + DW_REF_OFF(ref);
+	c->p = c->sec + (DW_REF_OFF(ref) - c->base);
+	c->depth = 1;
+	return 0;
+}
+
+/* Whether ref is a DIE of home's unit, in the bytes home reads. */
+static bool in_home(const struct dw_cursor *home, uint64_t ref)
+{
+	const struct dw_unit *u = home->x.u;
+	uint64_t off = DW_REF_OFF(ref);
+
+	return home->x.f == home->f && !(ref & DW_REF_ALT) && !!(ref & DW_REF_TYPES) == u->in_types &&
+	       off >= u->die_off && off < u->end && home->sec + (u->end - home->base) == home->end;
+}
+
+int dw_cursor_at_home(struct dw_cursor *c, const struct dw_cursor *home, uint64_t ref,
+		      struct diag *d)
+{
+	if (!in_home(home, ref))
+		return dw_cursor_at(c, home->f, ref, d);
+	*c = *home;
+	c->x.d = d;
+	c->p = c->sec + (DW_REF_OFF(ref) - c->base);
 	c->depth = 1;
 	return 0;
 }
@@ -1172,10 +1209,25 @@ int dw_walk_skip(const struct dw_file *f, const struct dw_unit *u, uint64_t *ndi
 	return 0;
 }
 
+/* The DIE at c's position, ref (dw_die_at). */
+static int die_here(struct dw_cursor *c, uint64_t ref, struct dw_die *die, struct diag *d)
+{
+	const struct dw_abbrev *ab = NULL;
+	int r;
+
+	r = decode_one(&c->x, &c->p, c->end, cur_off(c), die, &ab);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return diag_err(d, EINVAL, "%s: DIE reference 0x%llx points at a null entry", c->f->path,
+				(unsigned long long)DW_REF_OFF(ref));
+	die->depth = -1;
+	return 0;
+}
+
 int dw_die_at(const struct dw_file *f, uint64_t ref, struct dw_die *die, struct diag *d)
 {
 	const struct dw_unit *u = dw_unit_of(f, ref);
-	const struct dw_abbrev *ab = NULL;
 	struct dw_cursor c;
 	int r;
 
@@ -1187,15 +1239,20 @@ int dw_die_at(const struct dw_file *f, uint64_t ref, struct dw_die *die, struct 
 	if (DW_REF_OFF(ref) < u->die_off)
 		return diag_err(d, EINVAL, "%s: DIE reference 0x%llx points into a unit header",
 				f->path, (unsigned long long)DW_REF_OFF(ref));
-	c.p = c.sec + DW_REF_OFF(ref);
-	r = decode_one(&c.x, &c.p, c.end, cur_off(&c), die, &ab);
-	if (r < 0)
-		return r;
-	if (r == 0)
-		return diag_err(d, EINVAL, "%s: DIE reference 0x%llx points at a null entry", f->path,
-				(unsigned long long)DW_REF_OFF(ref));
-	die->depth = -1;
-	return 0;
+	c.p = c.sec + (DW_REF_OFF(ref) - c.base);
+	return die_here(&c, ref, die, d);
+}
+
+int dw_die_at_home(const struct dw_cursor *home, uint64_t ref, struct dw_die *die, struct diag *d)
+{
+	struct dw_cursor c;
+
+	if (!in_home(home, ref))
+		return dw_die_at(home->f, ref, die, d);
+	c = *home;
+	c.x.d = d;
+	c.p = c.sec + (DW_REF_OFF(ref) - c.base);
+	return die_here(&c, ref, die, d);
 }
 
 const char *dw_name(const struct dw_die *die)
@@ -1255,15 +1312,29 @@ uint64_t dw_ref(const struct dw_file *f, const struct dw_die *die, unsigned at)
 	return 0;
 }
 
-/* A string read from a copy of [start, end) as the same bytes at map. */
-static const char *copy_str_at(const char *s, const uint8_t *start, const uint8_t *end,
-			       const uint8_t *map)
+/*
+ * A string read from a copy of [start, end) as the same bytes at map, or
+ * (map NULL: the section's bytes are not the copy's) copied into the
+ * file's arena; *oom set if that failed.
+ */
+static const char *copy_str_at(const struct dw_file *f, const char *s, const uint8_t *start,
+			       const uint8_t *end, const uint8_t *map, bool *oom)
 {
 	uintptr_t a = (uintptr_t)s;
+	size_t n;
+	char *c;
 
-	if (s && a >= (uintptr_t)start && a < (uintptr_t)end)
+	if (!s || a < (uintptr_t)start || a >= (uintptr_t)end)
+		return s;
+	if (map)
 		return (const char *)map + (a - (uintptr_t)start);
-	return s;
+	/* indexing is serial: the arena is the file's alone here */
+	n = strlen(s) + 1;
+	if (!(c = arena_alloc((struct arena *)&f->abbrev_arena, n))) {
+		*oom = true;
+		return NULL;
+	}
+	return memcpy(c, s, n);
 }
 
 /* The unit DIE's bytes at p (up to end), which are the section's at map. */
@@ -1275,6 +1346,7 @@ static int scan_unit_die_at(const struct dw_file *f, struct dw_unit *u, const ui
 	uint64_t code, die_off;
 	struct dw_die *die;
 	struct dctx x;
+	bool oom = false;
 	unsigned i;
 	int r;
 
@@ -1323,9 +1395,9 @@ static int scan_unit_die_at(const struct dw_file *f, struct dw_unit *u, const ui
 		const struct dw_attr *a;
 
 		/* an inline (DW_FORM_string) name or producer: the section's copy */
-		u->name = copy_str_at(dw_name(die), start, end, map);
+		u->name = copy_str_at(f, dw_name(die), start, end, map, &oom);
 		a = dw_attr(die, DW_AT_producer);
-		u->producer = a && a->cls == DW_CL_STRING ? copy_str_at(a->str, start, end, map) : NULL;
+		u->producer = a && a->cls == DW_CL_STRING ? copy_str_at(f, a->str, start, end, map, &oom) : NULL;
 		if (dw_udata(die, DW_AT_language, &v))
 			u->lang = (uint32_t)v;
 		a = dw_attr(die, DW_AT_low_pc);
@@ -1339,10 +1411,10 @@ static int scan_unit_die_at(const struct dw_file *f, struct dw_unit *u, const ui
 		if (!a)
 			a = dw_attr(die, DW_AT_GNU_dwo_name);
 		if (a && a->cls == DW_CL_STRING)
-			u->dwo_name = copy_str_at(a->str, start, end, map);
+			u->dwo_name = copy_str_at(f, a->str, start, end, map, &oom);
 		a = dw_attr(die, DW_AT_comp_dir);
 		if (a && a->cls == DW_CL_STRING)
-			u->comp_dir = copy_str_at(a->str, start, end, map);
+			u->comp_dir = copy_str_at(f, a->str, start, end, map, &oom);
 		a = dw_attr(die, DW_AT_GNU_dwo_id);
 		if (a && a->cls == DW_CL_CONST && u->version < 5) {
 			u->dwo_id = a->u;
@@ -1352,6 +1424,8 @@ static int scan_unit_die_at(const struct dw_file *f, struct dw_unit *u, const ui
 			u->has_dwo_id = true;
 	}
 	mem_free(die);
+	if (oom)
+		return diag_err(d, ENOMEM, "%s: out of memory", f->path);
 	return r < 0 ? r : 0;
 }
 
@@ -1369,8 +1443,10 @@ int dw_scan_unit_die(const struct dw_file *f, struct dw_unit *u, const uint8_t *
 		     size_t headlen, struct diag *d)
 {
 	const struct bslice *sec = u->in_types ? &f->s.types : &f->s.info;
-	const uint8_t *map = sec->p + u->die_off;
+	bool peek_only = f->s.info_peek_only && !u->in_types;
+	const uint8_t *map = peek_only ? NULL : sec->p + u->die_off;
 	size_t left = (size_t)(u->end - u->die_off);
+	uint8_t *tmp;
 	int r;
 
 	if (head) {
@@ -1384,5 +1460,16 @@ int dw_scan_unit_die(const struct dw_file *f, struct dw_unit *u, const uint8_t *
 			return r;
 		}
 	}
-	return scan_unit_die_at(f, u, map, map + left, map, d);
+	if (!peek_only)
+		return scan_unit_die_at(f, u, map, map + left, map, d);
+	/* the DIE past head: from a copy of the rest of the unit */
+	if (!(tmp = mem_alloc(left ? left : 1)))
+		return diag_err(d, ENOMEM, "%s: out of memory", f->path);
+	if (f->s.info_peek(f->s.peek_ctx, u->die_off, tmp, left) != (ssize_t)left)
+		r = diag_err(d, EIO, "%s: .debug_info unit 0x%llx: cannot read its 0x%zx bytes",
+			     f->path, (unsigned long long)u->off, left);
+	else
+		r = scan_unit_die_at(f, u, tmp, tmp + left, NULL, d);
+	mem_free(tmp);
+	return r;
 }

@@ -46,6 +46,14 @@ struct dw_sections {
 	ssize_t (*info_peek)(void *ctx, uint64_t off, void *buf, size_t len);
 	void *peek_ctx;
 	/*
+	 * info's bytes in place are not the DWARF (an ET_REL file's section
+	 * before its relocations, which info_peek applies as it reads): every
+	 * read of info goes through info_peek.  Readers that would read a
+	 * unit in place (dw_cursor_init, dw_die_at, outside a walk's copy)
+	 * read a copy of the unit made once, kept until dw_file_free().
+	 */
+	bool info_peek_only;
+	/*
 	 * Split DWARF (optional): the units whose headers lie in [off, off +
 	 * len) of .debug_info (types: .debug_types) read their abbreviations,
 	 * strings, string offsets and lists from these offsets of the
@@ -218,6 +226,17 @@ int dw_cursor_init_copy(struct dw_cursor *c, const struct dw_file *f, const stru
  * after it means its subtree is done.
  */
 int dw_cursor_at(struct dw_cursor *c, const struct dw_file *f, uint64_t ref, struct diag *d);
+/*
+ * dw_cursor_at() and dw_die_at() (below) for a reader walking unit home
+ * (a cursor from dw_cursor_init_copy or dw_cursor_init, on home->f): a
+ * DIE of home's unit is read from the bytes home reads (its copy: no
+ * page of the section is touched), others as dw_cursor_at()/dw_die_at()
+ * of home->f read them.  Inline strings and blocks then point into
+ * home's copy, which must outlive their use.
+ */
+int dw_cursor_at_home(struct dw_cursor *c, const struct dw_cursor *home, uint64_t ref,
+		      struct diag *d);
+int dw_die_at_home(const struct dw_cursor *home, uint64_t ref, struct dw_die *die, struct diag *d);
 /*
  * Decode the next DIE of the unit in preorder (null entries are consumed
  * and reflected in die->depth).  Returns 1 with *die filled, 0 at the end of

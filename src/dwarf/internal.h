@@ -2,6 +2,8 @@
 #ifndef BTFC_DWARF_INTERNAL_H
 #define BTFC_DWARF_INTERNAL_H
 
+#include <pthread.h>
+
 #include "base/arena.h"
 #include "dwarf/dwarf.h"
 
@@ -59,7 +61,32 @@ struct dw_file {
 	struct diag index_err;
 	char **msgs;			/* bad units' messages */
 	size_t nmsgs;
+	/*
+	 * s.info_peek_only: the units' copies in-place readers read
+	 * (dw_unit_bytes), by unit index, made under copy_lock: the one part
+	 * of an open file that changes while threads read it.
+	 */
+	pthread_mutex_t copy_lock;
+	uint8_t **ucopy;
+	size_t ucopy_n;
 };
+
+/* The file holding unit u: f, or its alt file. */
+static inline const struct dw_file *dw_owner(const struct dw_file *f, const struct dw_unit *u)
+{
+	if (f->alt && u >= f->alt->units && u < f->alt->units + f->alt->nunits)
+		return f->alt;
+	return f;
+}
+
+/*
+ * The bytes unit u (of f or its alt file) is read from in place, in
+ * *out, *base the section offset of the first: the section itself (base
+ * 0), or with info_peek_only a copy of the unit (base u->off).  0 or a
+ * negative errno (no memory, a failed read).
+ */
+int dw_unit_bytes(const struct dw_file *f, const struct dw_unit *u, const uint8_t **out,
+		  uint64_t *base, struct diag *d);
 
 const struct dw_abbrev *dw_abbrev_find(const struct dw_abbrevs *t, uint64_t code);
 /* Size of a form's value: >= 0 fixed, -1 variable; *max the bound for 8-byte sizes. */

@@ -134,6 +134,9 @@ static enum hdr read_header(const struct dw_file *f, struct bslice sec, uint64_t
 	const uint8_t *end = p0 + (win ? MIN(winlen, sec.len - off) : sec.len - off);
 	uint64_t len;
 
+	if (!win && !types && f->s.info_peek_only)	/* its bytes in place are not the DWARF */
+		return hdr_fail(HDR_STOP, m, "cannot read the unit header at 0x%llx",
+				(unsigned long long)off);
 	if (end - p < 4)
 		return hdr_fail(HDR_STOP, m, "truncated unit length at 0x%llx", (unsigned long long)off);
 	len = dw_u32(f, p);
@@ -493,6 +496,11 @@ static int file_new(struct dw_file **out, const char *path, const struct dw_sect
 		return diag_err(d, ENOMEM, "%s: out of memory", path);
 	f->path = path;
 	f->s = *s;
+	if (f->s.info_peek_only && !f->s.info_peek) {
+		mem_free(f);
+		return diag_err(d, EINVAL, "%s: .debug_info needs relocations and has no reader", path);
+	}
+	pthread_mutex_init(&f->copy_lock, NULL);
 	arena_init(&f->abbrev_arena, arena_size);
 	/* Empty sections may come as NULL: give them a real (empty) address so
 	 * that p + len arithmetic on them is defined. */
@@ -594,7 +602,56 @@ void dw_file_free(struct dw_file *f)
 	mem_free(f->units);
 	mem_free(f->sig_keys);
 	mem_free(f->sig_vals);
+	for (i = 0; i < f->ucopy_n; i++)
+		mem_free(f->ucopy[i]);
+	mem_free(f->ucopy);
+	pthread_mutex_destroy(&f->copy_lock);
 	mem_free(f);
+}
+
+int dw_unit_bytes(const struct dw_file *f, const struct dw_unit *u, const uint8_t **out,
+		  uint64_t *base, struct diag *d)
+{
+	const struct dw_file *o = dw_owner(f, u);
+	struct dw_file *m = (struct dw_file *)o;	/* its copy_lock and ucopy only */
+	size_t n = (size_t)(u->end - u->off);
+	uint8_t *p = NULL;
+
+	*base = 0;
+	*out = u->in_types ? o->s.types.p : o->s.info.p;
+	if (u->in_types || !o->s.info_peek_only)
+		return 0;
+	*base = u->off;
+	pthread_mutex_lock(&m->copy_lock);
+	if (u->index >= m->ucopy_n) {
+		size_t want = MAX((size_t)u->index + 1, o->nunits);
+		uint8_t **nv = mem_realloc(m->ucopy, want * sizeof(*nv));
+
+		if (!nv)
+			goto out;
+		memset(nv + m->ucopy_n, 0, (want - m->ucopy_n) * sizeof(*nv));
+		m->ucopy = nv;
+		m->ucopy_n = want;
+	}
+	if ((p = m->ucopy[u->index]))
+		goto out;
+	if (!(p = mem_alloc(n ? n : 1)))
+		goto out;
+	mem_tag(p, "unit copy (kept)");
+	if (o->s.info_peek(o->s.peek_ctx, u->off, p, n) != (ssize_t)n) {
+		mem_free(p);
+		pthread_mutex_unlock(&m->copy_lock);
+		return diag_err(d, EIO, "%s: .debug_info unit 0x%llx: cannot read its 0x%zx bytes",
+				o->path, (unsigned long long)u->off, n);
+	}
+	m->ucopy[u->index] = p;
+out:
+	pthread_mutex_unlock(&m->copy_lock);
+	if (!p)
+		return diag_err(d, ENOMEM, "%s: out of memory reading unit 0x%llx", o->path,
+				(unsigned long long)u->off);
+	*out = p;
+	return 0;
 }
 
 size_t dw_nunits(const struct dw_file *f) { return f->nunits; }

@@ -148,14 +148,10 @@ fail:
 
 void belf_close(struct belf *e)
 {
-	size_t i;
-
 	if (!e)
 		return;
 	if (e->cache)
-		for (i = 0; i < e->nsec; i++)
-			if (e->cache[i].owned)
-				mem_free((void *)e->cache[i].data.p);
+		belf_debug_release(e);
 	mem_free(e->cache);
 	mem_free(e->secs);
 	mem_free(e->syms);

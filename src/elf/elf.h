@@ -63,8 +63,33 @@ int belf_debug(struct belf *e, const char *name, struct bslice *out, struct diag
  * instead of failing; the others still fail, naming the type.
  */
 #define BELF_DEBUG_LENIENT 1u
+/*
+ * BELF_DEBUG_RANGED (not with LENIENT): an ET_REL section that needs
+ * relocations is not copied and relocated whole if its relocations can
+ * be applied range by range (reloc.c says when): *out is then its bytes
+ * in the file, NOT relocated, and belf_ranged_read() reads ranges of it
+ * relocated (belf_debug_ranged() gives the reader).  The relocations are
+ * checked here all the same, with belf_debug()'s errors.  A later
+ * belf_debug() of the section makes the relocated copy.
+ */
+#define BELF_DEBUG_RANGED 2u
 int belf_debug_opt(struct belf *e, const char *name, unsigned flags, struct bslice *out,
 		   struct diag *d);
+struct belf_ranged;
+/* Section name's range reader (belf_debug_opt(BELF_DEBUG_RANGED)), or NULL. */
+const struct belf_ranged *belf_debug_ranged(const struct belf *e, const char *name);
+/*
+ * len bytes at offset off of the section, its relocations applied, read
+ * from the file (none of its pages or of its table's stay mapped); len,
+ * or -1 (out of the section, a read error, no memory).  Thread-safe.
+ */
+ssize_t belf_ranged_read(const struct belf_ranged *r, uint64_t off, void *buf, size_t len);
+/*
+ * Done with the debug sections: free the copies belf_debug() made and the
+ * range readers.  Slices they returned are invalid afterwards; fetching a
+ * section again prepares it again.
+ */
+void belf_debug_release(struct belf *e);
 /* Relocations left unapplied so far, and the first one (section, index, type), or 0. */
 size_t belf_skipped_relocs(const struct belf *e, const char **first);
 

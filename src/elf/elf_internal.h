@@ -9,6 +9,7 @@
 struct belf_cache {
 	struct bslice data;
 	bool done, owned;
+	struct belf_ranged *ranged;	/* BELF_DEBUG_RANGED: read by ranges (reloc.c) */
 };
 
 struct belf {
@@ -33,9 +34,29 @@ struct belf {
 	char skipped[200];
 };
 
+static inline uint32_t belf_rd32(const struct belf *e, const uint8_t *p)
+{
+	uint32_t v = load32(p);
+	return e->swap ? bswap32(v) : v;
+}
+
+static inline uint64_t belf_rd64(const struct belf *e, const uint8_t *p)
+{
+	uint64_t v = load64(p);
+	return e->swap ? bswap64(v) : v;
+}
+
 /* debug.c */
 int belf_decompress(struct belf *e, size_t idx, struct bslice in, bool legacy,
 		    struct bslice *out, bool *owned, struct diag *d);
+/* reloc.c */
 int belf_relocate(struct belf *e, size_t target, uint8_t *buf, size_t len, struct diag *d);
+/*
+ * Section target's range reader: NULL if it cannot be read by ranges
+ * (then *err 0: relocate it whole) or its relocations fail the checks
+ * belf_relocate() makes (*err, with the same message in d).
+ */
+struct belf_ranged *belf_ranged_new(struct belf *e, size_t target, int *err, struct diag *d);
+void belf_ranged_free(struct belf_ranged *r);
 
 #endif

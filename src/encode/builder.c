@@ -95,8 +95,8 @@ static int64_t reserve(struct enc_builder *b, size_t nwords, size_t nrecs)
 
 	if ((uint64_t)encb_count(b) + nrecs > 0x7fffffff)
 		return diag_err(&b->err, E2BIG, "too many types (%u)", encb_count(b));
-	if (VEC_RESERVE(p->types, p->cap, off + nwords) ||
-	    (p->index && VEC_RESERVE(p->index, p->index_cap, p->nr + nrecs)))
+	if (VEC_RESERVE_TAG(p->types, p->cap, off + nwords, "merged types") ||
+	    (p->index && VEC_RESERVE_TAG(p->index, p->index_cap, p->nr + nrecs, "type index")))
 		return diag_err(&b->err, ENOMEM, "out of memory adding type %u", encb_count(b));
 	if (!p->index && p->nr >= (p->nmarks + 1) * MARK_STEP) {
 		if (VEC_RESERVE(p->marks, b->marks_cap, p->nmarks + 1))
@@ -196,6 +196,7 @@ int encb_index(struct enc_builder *b, unsigned jobs)
 	p->index_cap = p->nr ? p->nr : 1;
 	if (!(p->index = mem_array(p->index_cap, sizeof(*p->index))))
 		return diag_err(&b->err, ENOMEM, "out of memory indexing %u types", p->nr);
+	mem_tag(p->index, "type index");
 	if (btf_index_records(p->types, p->nwords, p->nr, p->marks, p->nmarks, jobs, p->index))
 		return diag_err(&b->err, EINVAL, "indexing %u types: record sizes disagree", p->nr);
 	mem_free(p->marks);

@@ -256,7 +256,7 @@ static uint64_t type_byte_size(struct enc_worker *w, uint64_t ref)
 		struct diag d;
 
 		diag_clear(&d);
-		if (dw_die_at(w->ctx->in->dw, ref, die, &d))
+		if (enc_die_at(w, ref, die, &d))
 			break;
 		if (dw_udata(die, DW_AT_byte_size, &sz))
 			break;
@@ -1063,7 +1063,8 @@ static int import_foreign(struct enc_worker *w, uint64_t ref)
 	struct dw_cursor c;
 	int r;
 
-	if ((r = dw_cursor_at(&c, w->ctx->in->dw, ref, w->d)))
+	if ((r = w->home ? dw_cursor_at_home(&c, w->home, ref, w->d)
+			 : dw_cursor_at(&c, w->ctx->in->dw, ref, w->d)))
 		return r;
 	/* Depth 1 under a fresh "no container" depth 0. */
 	if (set_open(w, 0, OPEN_NONE, -1))
@@ -1097,7 +1098,7 @@ int enc_resolve(struct enc_worker *w, uint64_t ref, uint32_t *id)
 
 			if (!die)
 				return -ENOMEM;
-			r = dw_die_at(w->ctx->in->dw, ref, die, w->d);
+			r = enc_die_at(w, ref, die, w->d);
 			ref = r ? 0 : alias_target(w, die);
 			mem_free(die);
 			if (r)
@@ -1271,6 +1272,7 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 	w->resolved_types = w->resolved_kids = 0;
 	w->int_type = -1;
 	w->badsig_set = false;
+	w->home = NULL;
 	w->nimports = 0;
 	w->nested = false;
 	/* names are checked where producers write non-C ones (C++: templates, vtables) */
@@ -1298,6 +1300,7 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 	/* the copy lives with the fragment: inline names point into it until merged */
 	if ((err = dw_cursor_init_copy(&c, ctx->in->dw, u, &frag->ubuf, &frag->ubuf_cap, w->d)))
 		goto fail;
+	w->home = ctx->o->slow_paths ? NULL : &c;
 	if ((err = set_open(w, 0, OPEN_NONE, -1)) || (err = walk(w, &c, 0)) ||
 	    (err = walk_imports(w)))
 		goto fail;
@@ -1314,8 +1317,10 @@ int enc_convert_unit(struct enc_ctx *ctx, struct enc_worker *w, size_t ui, struc
 
 	if ((err = enc_emit_unit(w)))
 		goto fail;
+	w->home = NULL;
 	return 0;
 fail:
+	w->home = NULL;
 	frag->err = err;
 	if (!frag->diag.code)
 		diag_err(&frag->diag, -err, "%s: unit 0x%llx: %s", dw_file_path(ctx->in->dw),

@@ -216,6 +216,7 @@ struct run {
 	/* .debug_info bytes merged but not yet given back: [drop_lo, drop_hi) */
 	uint64_t drop_lo, drop_hi;
 	uint64_t loc_lo;		/* .debug_loclists given back below this */
+	uint64_t str_mark;		/* .debug_info merged when .debug_str was last given back */
 	struct diag *d;
 	int err;
 };
@@ -226,6 +227,15 @@ struct run {
  * kernel image's encode on two threads).
  */
 #define DROP_STEP (4u << 20)
+/*
+ * A big module's .debug_str (amdgpu.ko: 130 MB, every page read by the
+ * end) is given back whole each time this much more of .debug_info was
+ * merged: units' strings come mostly in unit order after the first
+ * units' common ones, so what the next units read is mapped again (a few
+ * MB), and the section's pages in RSS stay a window's worth.  Smaller
+ * ones (vmlinux's 4.7 MB) stay.
+ */
+#define STR_DROP_STEP (16u << 20)
 
 struct secinfo {
 	uint32_t var;
@@ -400,6 +410,10 @@ static int consume_one(void *p, size_t i)
 			r->drop_lo = u->off;
 		}
 		r->drop_hi = u->end;
+		if (r->ctx.in->dw_str.len >= STR_DROP_STEP && u->end - r->str_mark >= STR_DROP_STEP) {
+			belf_drop_range(r->ctx.in->elf, r->ctx.in->dw_str.p, r->ctx.in->dw_str.len);
+			r->str_mark = u->end;
+		}
 		/*
 		 * 1.30/1.31 read parameters' location lists (vmlinux: 27 MB of
 		 * them).  Compilers lay units' lists out in unit order, so what
@@ -659,6 +673,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	if (many_units)
 		belf_drop_range(in->elf, in->dw_info.p, in->dw_info.len);
 	t1 = clock_now();
+	enc_phase(o, "convert");
 	st->read = t1 - t0;
 	err = pool_pipeline(jobs, nunits, r.nslots, convert_one, consume_one, &r);
 	st->serial = clock_now();	/* from here to dedup: one thread */
@@ -697,6 +712,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		dwarf_input_done(in);
 		mem_cache_set_limit(keep, 0);	/* from here on it only hands them out */
 	}
+	enc_phase(o, "index");
 	/* 1.30/1.31 judge prototypes type by type: they need the id index */
 	if (o->compat != ENC_COMPAT_124 &&
 	    !(err = encb_index(&r.out, jobs)))
@@ -730,6 +746,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	 */
 	if ((err = btf_strings_first_refs(bt, &sorder, &nsorder, d)))
 		goto out;
+	enc_phase(o, "dedup");
 	if (!o->no_dedup) {
 		/* compile-unit order: the serial reference phase is faster here */
 		struct btf_dedup_opts dop = { .nr_threads = jobs, .keep_strings = true,

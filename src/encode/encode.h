@@ -51,8 +51,11 @@ struct enc_opts {
 	bool attributes;	/* kfuncs' KF_ARENA_* pointers through address_space(1) tags */
 	bool no_dedup;		/* return the merged, undeduplicated BTF */
 	/*
-	 * Decode every DIE whole, with no attribute filter and no leaf runs:
-	 * the same output, slower; tests and the fuzzer compare the two.
+	 * Decode every DIE whole, with no attribute filter and no leaf runs,
+	 * look DIEs up where the unit's copy holds them as in any other unit
+	 * (dw_die_at), and (btf_encode_file) relocate .debug_info whole
+	 * (dwarf_input_open_whole): the same output, slower; tests and the
+	 * fuzzer compare the two.
 	 */
 	bool slow_paths;
 	/*
@@ -83,6 +86,14 @@ struct enc_opts {
 	int verbose;		/* > 0: notes through log */
 	enc_log_fn log;
 	void *log_ctx;
+	/*
+	 * Called as each phase starts (--stats' memory by phase): "read",
+	 * "convert", "index" (policies, DATASECs, the hand-over to btf/),
+	 * "dedup" (with the string re-layout and the kernel's checks),
+	 * "write".  NULL: none.
+	 */
+	void (*phase)(void *ctx, const char *name);
+	void *phase_ctx;
 };
 
 /*
@@ -100,6 +111,12 @@ struct enc_stats {
 };
 
 void enc_opts_default(struct enc_opts *o);
+
+static inline void enc_phase(const struct enc_opts *o, const char *name)
+{
+	if (o->phase)
+		o->phase(o->phase_ctx, name);
+}
 
 /* A converting thread's buffers (IR, reference map, decode plans). */
 struct enc_worker *enc_worker_new(void);
@@ -121,6 +138,12 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
  */
 int btf_encode_file(const char *path, const char *out_path, const struct btf *base,
 		    const struct enc_opts *o, struct enc_stats *st, struct diag *d);
+/*
+ * About how much memory btf_encode_file() takes at -j1 on path, from its
+ * sections' sizes alone (batch mode schedules by it), in bytes: 0 if it
+ * is not an ELF file.
+ */
+uint64_t btf_encode_estimate(const char *path);
 
 /*
  * The struct view's DWARF path (pahole -F dwarf -C TYPE), in lookup.c:

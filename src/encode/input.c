@@ -8,7 +8,8 @@
 
 #include "base/mem.h"
 
-int dwarf_sections_load(struct belf *e, struct dw_sections *s, struct diag *d)
+/* The sections, .debug_info read by ranges if ranged (the caller's info_peek reads it). */
+static int sections_load(struct belf *e, struct dw_sections *s, bool ranged, struct diag *d)
 {
 	/* lenient: lists only 1.30+ reads, for parameters' registers: a skipped relocation there is noted */
 	static const struct {
@@ -33,10 +34,18 @@ int dwarf_sections_load(struct belf *e, struct dw_sections *s, struct diag *d)
 
 	memset(s, 0, sizeof(*s));
 	for (i = 0; i < ARRAY_SIZE(secs); i++)
-		if ((err = belf_debug_opt(e, secs[i].name, secs[i].lenient ? BELF_DEBUG_LENIENT : 0,
+		if ((err = belf_debug_opt(e, secs[i].name,
+					  secs[i].lenient ? BELF_DEBUG_LENIENT
+					  : ranged && !i ? BELF_DEBUG_RANGED : 0,
 					  (struct bslice *)((char *)s + secs[i].off), d)))
 			return err;
+	s->info_peek_only = ranged && belf_debug_ranged(e, ".debug_info");
 	return 0;
+}
+
+int dwarf_sections_load(struct belf *e, struct dw_sections *s, struct diag *d)
+{
+	return sections_load(e, s, false, d);
 }
 
 /* The sections of a .dwo or .dwp file (names ending ".dwo"). */
@@ -392,6 +401,12 @@ static int open_split(struct dwarf_input *in, const char *path, struct dw_sectio
 	for (i = j = 0; i < n; i++)
 		if (is_skeleton(dw_unit_at(in->dw, i)))
 			sk[j++].u = dw_unit_at(in->dw, i);
+	/* the joined .debug_info is a copy: of the relocated bytes */
+	if (s->info_peek_only) {
+		if ((err = belf_debug(in->elf, ".debug_info", &s->info, d)))
+			goto out;
+		s->info_peek_only = false;
+	}
 	if ((err = split_append(sp, s, base))) {	/* the main file's, at offset 0 */
 		err = diag_err(d, ENOMEM, "out of memory");
 		goto out;
@@ -598,25 +613,33 @@ static int open_alt(struct dwarf_input *in, const char *path, unsigned jobs, str
 	return 0;
 }
 
-/* dw_sections.info_peek: .debug_info's bytes from the file, if it is mapped as is. */
+/*
+ * dw_sections.info_peek: .debug_info's bytes from the file: relocated
+ * as they are read (an ET_REL file's, BELF_DEBUG_RANGED), or if it is
+ * mapped as is.
+ */
 static ssize_t peek_info(void *ctx, uint64_t off, void *buf, size_t len)
 {
 	const struct dwarf_input *in = ctx;
 
+	if (in->info_ranged)
+		return belf_ranged_read(in->info_ranged, off, buf, len);
 	return belf_pread(in->elf, in->dw_info.p + off, buf, len);
 }
 
 static int input_open(struct dwarf_input *in, const char *path, unsigned jobs, bool lazy,
-		      struct diag *d)
+		      bool whole, struct diag *d)
 {
 	struct dw_sections s;
 	int err;
 
 	memset(in, 0, sizeof(*in));
-	if ((err = belf_open(&in->elf, path, d)) || (err = dwarf_sections_load(in->elf, &s, d))) {
+	if ((err = belf_open(&in->elf, path, d)) || (err = sections_load(in->elf, &s, !whole, d))) {
 		dwarf_input_close(in);
 		return err;
 	}
+	if (s.info_peek_only)
+		in->info_ranged = belf_debug_ranged(in->elf, ".debug_info");
 	/* a .dwo or .dwp itself */
 	if (!s.info.len && !s.types.len &&
 	    (belf_find(in->elf, ".debug_info.dwo") || belf_find(in->elf, ".debug_types.dwo")) &&
@@ -673,12 +696,18 @@ static int input_open(struct dwarf_input *in, const char *path, unsigned jobs, b
 
 int dwarf_input_open(struct dwarf_input *in, const char *path, unsigned jobs, struct diag *d)
 {
-	return input_open(in, path, jobs, false, d);
+	return input_open(in, path, jobs, false, false, d);
+}
+
+int dwarf_input_open_whole(struct dwarf_input *in, const char *path, unsigned jobs,
+			   struct diag *d)
+{
+	return input_open(in, path, jobs, false, true, d);
 }
 
 int dwarf_input_open_lazy(struct dwarf_input *in, const char *path, struct diag *d)
 {
-	return input_open(in, path, 1, true, d);
+	return input_open(in, path, 1, true, false, d);
 }
 
 void dwarf_input_done(struct dwarf_input *in)
@@ -686,9 +715,17 @@ void dwarf_input_done(struct dwarf_input *in)
 	dw_file_free(in->dw);
 	dw_file_free(in->alt);
 	in->dw = in->alt = NULL;
+	/* the sections' relocated and decompressed copies too */
+	belf_debug_release(in->elf);
+	memset(&in->dw_str, 0, sizeof(in->dw_str));
+	memset(&in->dw_info, 0, sizeof(in->dw_info));
+	memset(&in->dw_loclists, 0, sizeof(in->dw_loclists));
+	in->info_ranged = NULL;
 	belf_drop(in->elf);
-	if (in->alt_elf)
+	if (in->alt_elf) {
+		belf_debug_release(in->alt_elf);
 		belf_drop(in->alt_elf);
+	}
 }
 
 void dwarf_input_close(struct dwarf_input *in)

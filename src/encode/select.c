@@ -52,7 +52,7 @@ void enc_func_from_origin(struct enc_worker *w, const struct dw_die *die, struct
 		ref = dw_ref(dw, die, DW_AT_specification);
 	for (hop = 0; ref && hop < 2 && !f->name; hop++) {
 		diag_clear(&d);
-		if (dw_die_at(dw, ref, &w->die2, &d))
+		if (enc_die_at(w, ref, &w->die2, &d))
 			return;
 		f->name = dw_name(&w->die2);
 		if (hop == 0 && ao && !f->ret)
@@ -96,7 +96,7 @@ int enc_param_modern(struct enc_worker *w, struct ir_child *c, const struct dw_d
 		struct diag d;
 
 		diag_clear(&d);
-		if (!dw_die_at(dw, ao, &w->die2, &d)) {
+		if (!enc_die_at(w, ao, &w->die2, &d)) {
 			c->name = dw_name(&w->die2);
 			c->ref = enc_ref(w, &w->die2, DW_AT_type);
 		}
@@ -326,7 +326,7 @@ static int infer_packed(struct enc_worker *w, uint32_t id)
 
 			/* DW_AT_alignment of the struct: packed if 1 while members need more */
 			diag_clear(&d);
-			if (max_al != 1 && !dw_die_at(w->ctx->in->dw, t->die, &w->die2, &d))
+			if (max_al != 1 && !enc_die_at(w, t->die, &w->die2, &d))
 				dw_udata(&w->die2, DW_AT_alignment, &align);
 			packed = (max_al != 1 && align == 1) || t->size % max_al != 0;
 		}
@@ -463,7 +463,7 @@ int enc_select_vars(struct enc_worker *w)
 				err = -ENOMEM;
 				break;
 			}
-			if ((err = dw_die_at(w->ctx->in->dw, v->spec, spec, w->d)))
+			if ((err = enc_die_at(w, v->spec, spec, w->d)))
 				break;
 			v->type = enc_ref(w, spec, DW_AT_type);
 			v->external = dw_flag(spec, DW_AT_external);
@@ -516,7 +516,7 @@ static int select_vars_modern(struct enc_worker *w)
 			struct diag d;
 
 			diag_clear(&d);
-			if ((err = dw_die_at(dw, v->spec, &w->die2, &d))) {
+			if ((err = enc_die_at(w, v->spec, &w->die2, &d))) {
 				*w->d = d;
 				return err;
 			}

@@ -182,6 +182,7 @@ int refmap_direct(struct refmap *m, const struct dw_unit *u)
 			m->dcap = 0;
 			return -ENOMEM;
 		}
+		mem_tag(m->direct, "DIE map");
 		m->dcap = len;
 	}
 	m->dlen = len;

@@ -218,6 +218,8 @@ struct enc_worker {
 	/* Current unit. */
 	struct enc_ctx *ctx;
 	const struct dw_unit *unit;
+	/* its cursor (on the unit's copy): lookups by reference into it read that */
+	const struct dw_cursor *home;
 	struct cu_frag *frag;
 	int64_t int_type;	/* IR index of the unit's "int", or -1 */
 	bool check_names;	/* not a C unit: names are checked and made C identifiers */
@@ -253,6 +255,12 @@ void enc_note_die(struct enc_worker *w, uint64_t die, const char *fmt, ...) PRIN
 int enc_resolve(struct enc_worker *w, uint64_t ref, uint32_t *id);
 /* The DIE a type signature names; 0, and the unit fails, when no type unit does. */
 uint64_t enc_sig(struct enc_worker *w, uint64_t die_off, uint64_t sig);
+/* The DIE at ref: from the unit's copy when it is the unit's (dw_die_at_home). */
+static inline int enc_die_at(struct enc_worker *w, uint64_t ref, struct dw_die *die,
+			     struct diag *d)
+{
+	return w->home ? dw_die_at_home(w->home, ref, die, d) : dw_die_at(w->ctx->in->dw, ref, die, d);
+}
 /* A reference attribute of die (0 if absent), signatures through enc_sig(). */
 static inline uint64_t enc_ref(struct enc_worker *w, const struct dw_die *die, unsigned at)
 {

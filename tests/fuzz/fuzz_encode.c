@@ -23,8 +23,9 @@ static void quiet_log(void *ctx, const char *line)
 }
 
 /*
- * The walk's fast paths (attribute filter, decode plans, leaf runs) give
- * what decoding every DIE whole gives: the same bytes.  Only the slow
+ * The walk's fast paths (attribute filter, decode plans, leaf runs,
+ * .debug_info read by ranges, lookups in the unit's copy) give what
+ * decoding every DIE whole from a relocated copy gives: the same bytes.  Only the slow
  * paths may fail where the fast ones did not: they read every value, the
  * fast ones may skip a bad one.
  */
@@ -41,8 +42,8 @@ static void same_without_fast_paths(const char *path, const struct enc_opts *fas
 	int err;
 
 	diag_clear(&d);
-	if (dwarf_input_open(&in, path, 1, &d))
-		__builtin_trap();	/* it opened a moment ago */
+	if (dwarf_input_open_whole(&in, path, 1, &d))
+		__builtin_trap();	/* it opened a moment ago, by ranges */
 	o.slow_paths = true;
 	diag_clear(&d);
 	err = btf_encode(&in, NULL, &o, &out, &st, &d);

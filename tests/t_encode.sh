@@ -247,6 +247,14 @@ if C=$(BTFC_NO_FETCH=${BTFC_NO_FETCH:-} "$ROOT/scripts/corpus.sh" 2>/dev/null); 
 	grep -q "^dedup levels: [0-9]* groups" "$WORK/vmlinux.stats" && ! grep -q "FELL BACK" "$WORK/vmlinux.stats" || ok=0
 	[ $ok = 1 ] && pass "vmlinux: dedup in two levels, the same bytes for -j1/-j2/-j5" ||
 		fail "vmlinux: two-level dedup missing, or bytes depend on -j"
+	# --no-dedup: the merged BTF (4 M types, past the kernel's limit: no
+	# kernel checks on it), which dedup turns into the same encode
+	"$BTFC" encode -j2 --no-dedup "$C/vmlinux" -o "$WORK/vmlinux-nd.btf" &&
+		"$BTFC" dedup -j2 "$WORK/vmlinux-nd.btf" -o "$WORK/vmlinux-nd-d.btf" &&
+		cmp -s "$WORK/vmlinux-nd-d.btf" "$WORK/vmlinux.btf" &&
+		pass "vmlinux --no-dedup, then dedup: the encode's bytes" ||
+		fail "vmlinux --no-dedup then dedup differs from the encode (or failed)"
+	rm -f "$WORK/vmlinux-nd.btf" "$WORK/vmlinux-nd-d.btf"
 	# pahole 1.30/1.31's policies against their real output: t_modern.sh.
 
 	# decl_tag_kfuncs: the kfuncs of .BTF_ids set8 kfunc sets, and only those.

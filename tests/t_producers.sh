@@ -198,6 +198,12 @@ for cc in $CCS; do
 			done && $cc -shared f1.o f2.o ty.o -o s.so && $cc -shared p-f1.o p-f2.o p-ty.o -o p.so) ||
 				{ fail "compile split DWARF $what"; continue; }
 			same "split equals plain: $what, object + .dwo" "$d/p-ty.o" "$d/ty.o"
+			# ld -r of several skeletons (a module's shape): the skeletons
+			# after the first are read relocated, and so are the .dwo's
+			if (cd "$d" && ld -r f1.o f2.o ty.o -o r.o && ld -r p-f1.o p-f2.o p-ty.o -o p-r.o); then
+				same "split equals plain: $what, ld -r of three objects + .dwo files" \
+					"$d/p-r.o" "$d/r.o" --compat 1.31
+			else fail "ld -r of split objects ($what)"; fi
 			same "split equals plain: $what, shared object + .dwo files" "$d/p.so" "$d/s.so"
 			same "split equals plain: $what, global variables" "$d/p.so" "$d/s.so" --compat 1.31 --global-var
 			# a .dwo has no symbol table: 1.24 takes only its external functions

@@ -236,7 +236,9 @@ static int debug_prepare(struct belf *e, const char *name, bool ranged, struct b
 		if (!(c->ranged = belf_ranged_new(e, idx, &err, d)) && err)
 			return err;
 	}
-	if (c->ranged)	/* the file's bytes: belf_ranged_read() relocates what it reads */
+	/* the file's bytes: belf_ranged_read() relocates what it reads; a
+	 * caller not asking for ranges gets the relocated copy */
+	if (c->ranged && ranged)
 		return belf_raw(e, idx, out, d);
 	if (n == 1) {
 		if ((err = prepare(e, idx, legacy, &part, &owned, d)))

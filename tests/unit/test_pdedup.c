@@ -162,6 +162,62 @@ TEST(pdedup_fwd_with_two_definitions)
 	CHECK(two_levels(fwd_ambiguous, "pd_fwd_ambiguous", true) == 0);
 }
 
+/*
+ * A FWD whose name has two definitions but which nothing resolves: T{fwd
+ * A *} has no look-alike holding a definition, so the FWD stays in libbpf
+ * and at both levels; no choice was made, the two levels stand.  A FWD
+ * resolved by a group's unique-name phase (its group has one definition,
+ * the input two) is a choice: one level.
+ */
+static struct btf *fwd_unresolved_case(bool unique_in_group)
+{
+	struct btf *b = btf_new(NULL);
+	int u;
+
+	for (u = 0; b && u < 4; u++) {
+		uint32_t i = btf_type_count(b);
+
+		btf_add_int(b, u % 2 ? "long" : "int", u % 2 ? 8 : 4, BTF_INT_SIGNED);
+		if (u == 2) {
+			btf_add_fwd(b, "A", BTF_KIND_STRUCT);		/* i + 1 */
+			btf_add_ptr(b, i + 1);
+			if (unique_in_group) {	/* A's definition in T too */
+				btf_add_struct(b, "A", 4);		/* i + 3 */
+				btf_add_member(b, "x", i, 0, 0);
+				btf_add_struct(b, "T", 12);
+				btf_add_member(b, "p", i + 2, 0, 0);
+				btf_add_member(b, "a", i + 3, 64, 0);
+			} else {
+				btf_add_struct(b, "T", 8);
+				btf_add_member(b, "p", i + 2, 0, 0);
+			}
+		} else {
+			btf_add_struct(b, "A", 4);			/* A1, A2 */
+			btf_add_member(b, "x", i, 0, 0);
+			btf_add_ptr(b, i + 1);
+			btf_add_struct(b, "S", 8);
+			btf_add_member(b, "p", i + 2, 0, 0);
+		}
+	}
+	return b;
+}
+
+static struct btf *fwd_unresolved(void)
+{
+	return fwd_unresolved_case(false);
+}
+
+static struct btf *fwd_unique_in_group(void)
+{
+	return fwd_unresolved_case(true);
+}
+
+TEST(pdedup_fwd_left_alone_with_two_definitions)
+{
+	CHECK(two_levels(fwd_unresolved, "pd_fwd_unresolved", false) == 0);
+	CHECK(two_levels(fwd_unique_in_group, "pd_fwd_unique_in_group", true) == 0);
+}
+
 /* Same-named distinct structs and no FWD of the name: nothing to choose. */
 static struct btf *same_name(void)
 {

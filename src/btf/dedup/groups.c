@@ -26,7 +26,6 @@
 #include "base/pool.h"
 
 #define GROUP_TYPES	(1u << 17)	/* default minimum own types per group */
-#define NAME_ENUM	0x80000000u	/* group.names: a forward enum's name */
 
 /* Kinds a group may share with an earlier one (copied in as stubs). */
 static inline bool sink_kind(enum btf_kind k)
@@ -59,7 +58,7 @@ struct group {
 	uint32_t next;
 	struct btf *btf;		/* its copy; after the run, the types it kept */
 	uint32_t *map;			/* local id - 1 -> kept id | MAP_CANON */
-	struct u32vec names;		/* FWD names, forward enum names | NAME_ENUM */
+	struct u32vec fwds;		/* own ids of its FWDs and forward enums */
 	uint64_t conflicts;
 	struct diag diag;
 	int err;
@@ -274,6 +273,9 @@ static bool part_pays(const struct groups *c, uint32_t per)
 
 #define REF_CROSS	0xfffffffeu	/* group_ref(): refers back to other than INT/FLOAT */
 #define REF_BAD		0xfffffffdu	/* ... beyond the group: not a unit boundary */
+/* Stubs a group makes at most, so that finding one stays a short search;
+ * a type referring to another earlier INT/FLOAT passes through instead. */
+#define MAX_STUBS	256
 
 /* Local id of a reference r of one of the group's own types. */
 static inline uint32_t group_ref(struct group *g, const struct groups *c, uint32_t r)
@@ -286,9 +288,11 @@ static inline uint32_t group_ref(struct group *g, const struct groups *c, uint32
 		return 0;
 	if (!sink_kind(btf_kind(orig_rec(c, r))))
 		return REF_CROSS;
-	for (j = 0; j < g->next; j++)	/* a stub: few per group */
+	for (j = 0; j < g->next; j++)	/* a stub: few per group (a kernel's: 15) */
 		if (g->ext[j] == r)
 			return g->nloc + 1 + j;
+	if (g->next >= MAX_STUBS)	/* a crafted input's: it passes through */
+		return REF_CROSS;
 	if (VEC_RESERVE(g->ext, g->ext_cap, g->next + 1))
 		return UINT32_MAX;
 	g->ext[g->next++] = r;
@@ -338,11 +342,10 @@ static int group_copy(struct group *g, const struct groups *c)
 			if (u32vec_push(&g->pass, g->a + i))
 				goto nomem;
 		}
-		/* the names the check after the final pass looks at */
-		if (k == BTF_KIND_FWD && u32vec_push(&g->names, tw[0]))
-			goto nomem;
-		if ((k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64) && !BTF_INFO_VLEN(tw[1]) &&
-		    u32vec_push(&g->names, tw[0] | NAME_ENUM))
+		/* the types the check after the final pass looks at */
+		if ((k == BTF_KIND_FWD || ((k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64) &&
+					   !BTF_INFO_VLEN(tw[1]))) &&
+		    u32vec_push(&g->fwds, g->a + i))
 			goto nomem;
 	}
 	/* the stubs: INT and FLOAT records */
@@ -600,9 +603,20 @@ static int ncount_build(struct ncount *m, const struct btf *f)
 struct check {
 	const struct groups *c;
 	const struct ncount *m;
+	const struct btf *f;		/* the final pass's result */
+	const uint32_t *fmap;		/* its input id - 1 -> result id | MAP_CANON */
 	uint8_t *bad;			/* per group */
 };
 
+/*
+ * A group's FWDs and forward enums whose name ends with two definitions
+ * (two STRUCT/UNIONs; two full enums): one resolved to a definition, by a
+ * group's run or the final pass, is a choice libbpf makes by its order,
+ * so the group is bad.  One left unresolved is no choice: a struct
+ * holding it met every definition-holding struct of its shape in the
+ * final pass (the groups' survivors of each class; same hash bucket) and
+ * merged with none, and so it does in libbpf's one pass.
+ */
 static int check_group(void *ctx, unsigned worker, size_t item)
 {
 	struct check *k = ctx;
@@ -611,22 +625,29 @@ static int check_group(void *ctx, unsigned worker, size_t item)
 	size_t i, j;
 
 	(void)worker;
-	for (i = 0; i < g->names.n && !k->bad[item]; i++) {
-		uint32_t name = g->names.v[i] & ~NAME_ENUM;
+	for (i = 0; i < g->fwds.n && !k->bad[item]; i++) {
+		const struct btf_type *t = orig_rec(k->c, g->fwds.v[i]), *r;
+		bool is_enum = btf_kind(t) != BTF_KIND_FWD;
+		uint32_t name = t->name_off, fid;
 
 		for (j = hash_mix(name) & m->mask; m->key[j] && m->key[j] != name + 1;
 		     j = (j + 1) & m->mask)
 			;
-		if (m->key[j] && ((g->names.v[i] & NAME_ENUM) ? m->full[j] : m->comp[j]) > 1)
+		if (!m->key[j] || (is_enum ? m->full[j] : m->comp[j]) < 2)
+			continue;
+		fid = final_of(k->c, g->fwds.v[i]);
+		r = btf_type_by_id(k->f, k->fmap[fid - k->f->start_id] & ~MAP_CANON);
+		if (is_enum ? btf_vlen(r) != 0 : btf_kind(r) != BTF_KIND_FWD)
 			k->bad[item] = 1;
 	}
 	return 0;
 }
 
-static int check_result(struct groups *c, const struct btf *f, uint64_t conflicts, bool *ok)
+static int check_result(struct groups *c, const struct btf *f, const uint32_t *fmap,
+			uint64_t conflicts, bool *ok)
 {
 	struct ncount m = { 0 };
-	struct check k = { .c = c, .m = &m };
+	struct check k = { .c = c, .m = &m, .f = f, .fmap = fmap };
 	uint32_t gi;
 	int err;
 
@@ -662,7 +683,7 @@ static void groups_free(struct groups *c)
 		mem_free(g->map);
 		mem_free(g->fin);
 		mem_free(g->kext);
-		mem_free(g->names.v);
+		mem_free(g->fwds.v);
 		btf_free(g->btf);
 	}
 	mem_free(c->g);
@@ -723,6 +744,7 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 	struct btf_dedup_stats fst = { 0 };
 	struct dedup_ext x = { 0 };
 	struct btf *f = NULL;
+	uint32_t *fmap = NULL;		/* the final pass's map_out */
 	double t0 = clock_now(), t = t0, ser = 0;	/* ser: wall of one-thread steps */
 	size_t nchunks = (c.n - c.s + CHUNK - 1) / CHUNK;
 	uint64_t conflicts = 0;
@@ -802,10 +824,22 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 	fo.stats = opts->stats ? &fst : NULL;
 	fo.ids_checked = true;
 	x.pb = c.pb;
-	if ((err = dedup_run(f, &fo, &x, diag)))
+	if (!(fmap = mem_array(MAX(c.nfinal, 1), sizeof(*fmap)))) {
+		err = -ENOMEM;
 		goto out;
+	}
+	x.map_out = fmap;
+	/* bad input a group's run let through: the one-level run names it
+	 * with the input's ids (or, where libbpf's run passes, passes) */
+	if ((err = dedup_run(f, &fo, &x, diag)) == -ENOMEM)
+		goto out;
+	if (err) {
+		if (diag)
+			diag_clear(diag);
+		goto fallback;
+	}
 	conflicts += x.conflicts;
-	if ((err = check_result(&c, f, conflicts, &ok)))
+	if ((err = check_result(&c, f, fmap, conflicts, &ok)))
 		goto out;
 	if (!ok)
 		goto fallback;
@@ -829,6 +863,7 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 	goto out;
 fallback:
 	btf_free(f);
+	mem_free(fmap);
 	groups_free(&c);
 	fo.stats = opts->stats;
 	err = dedup_run(btf, &fo, NULL, diag);
@@ -839,6 +874,7 @@ fallback:
 	return err;
 out:
 	btf_free(f);
+	mem_free(fmap);
 	groups_free(&c);
 	if (err < 0 && diag && !diag->code)
 		diag_err(diag, -err, "dedup: %s", strerror(-err));

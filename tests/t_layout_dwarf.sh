@@ -43,6 +43,35 @@ for cc in gcc clang; do
 		fail "pahole -F dwarf -C: $cc fixture, $bad of $n differ"
 done
 
+# tail padding written as unnamed bitfields (uapi's struct __kernel_timex):
+# pahole's loader drops them and its printer shows the padding as "Force
+# padding" when it is more than an address, unless --suppress_force_paddings
+cat > "$WORK/fp.c" <<'EOF'
+struct fp { long a; int tai; int :32; int :32; int :32; int :32; int :32; } fp_v;
+struct fp_short { long a; int tai; int :32; } fps_v;
+struct fp_char { long a; char c; char :8; char :8; char :8; char :8; char :8; char :8; char :8;
+		 char :8; char :8; char :8; char :8; char :8; char :8; char :8; char :8; } fpc_v;
+EOF
+if gcc -g -c "$WORK/fp.c" -o "$WORK/fp.o"; then
+	bad=0 n=0
+	for t in fp fp_short fp_char; do
+		for opt in "" --suppress_force_paddings; do
+			# shellcheck disable=SC2086
+			pahole -F dwarf $opt -C $t "$WORK/fp.o" > "$WORK/p.txt" 2>&1
+			# shellcheck disable=SC2086
+			"$P" -F dwarf $opt -C $t "$WORK/fp.o" > "$WORK/b.txt" 2>&1
+			n=$((n + 1))
+			cmp -s "$WORK/p.txt" "$WORK/b.txt" || { bad=$((bad + 1)); diff "$WORK/p.txt" "$WORK/b.txt" | head -4; }
+		done
+	done
+	pahole -F dwarf -C fp "$WORK/fp.o" | grep -q "Force padding" ||
+		{ bad=$((bad + 1)); echo "      pahole printed no Force padding: the case tests nothing"; }
+	[ $bad -eq 0 ] && pass "pahole -F dwarf: tail padding as unnamed bitfields ('Force padding'), $n runs = pahole 1.24" ||
+		fail "pahole -F dwarf: 'Force padding', $bad of $n differ"
+else
+	fail "compile the Force padding case"
+fi
+
 # several units define a name: the first one's, and the next name from there
 cat > "$WORK/u1.c" <<'EOF'
 struct s1 { int a; char b; long c; };

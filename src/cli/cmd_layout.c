@@ -797,7 +797,7 @@ int cmd_layout(int argc, char **argv)
 		case O_SKIPM: c.skip_missing = true; break;
 		case O_SUPA: c.lo.suppress_aligned = true; break;
 		case O_SUPP: c.lo.suppress_packed = true; break;
-		case O_SUPF: break;
+		case O_SUPF: c.lo.suppress_force_paddings = true; break;
 		case O_FORMAT:
 			if (!strcmp(optarg, "json"))
 				c.mode = M_JSON;

@@ -438,6 +438,24 @@ next_member:
 		if (compat_130(l))
 			last = pos;
 	}
+	/*
+	 * pahole -F dwarf (a loader with alignment info): a struct without
+	 * DW_AT_alignment whose tail padding is more than an address shows
+	 * that padding as unnamed bitfields of its last member's type, when
+	 * that type's size is a power of 2.
+	 */
+	if (l->o.dwarf && !l->o.suppress_force_paddings && c->padding && !c->alignment && last &&
+	    last->byte_size && !(last->byte_size & (last->byte_size - 1)) &&
+	    (uint32_t)c->padding > l->addr_size) {
+		uint64_t added;
+
+		printed += (size_t)sp(s, "\n%.*s/* Force padding: */\n", cconf.indent, tabs);
+		for (added = 0; added < (uint32_t)c->padding; added += last->byte_size) {
+			printed += (size_t)sput_tabs(s, cconf.indent);
+			printed += type_fprintf(l, last->type, "", &cconf, s);
+			printed += (size_t)sp(s, ":%u;\n", (unsigned)(last->byte_size * 8));
+		}
+	}
 	if (!cconf.emit_stats)
 		goto out;
 	printed += (size_t)sp(s, "\n%.*s/* size: %d, cachelines: %zd, members: %u */\n", cconf.indent,

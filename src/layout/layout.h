@@ -56,6 +56,7 @@ struct layout_opts {
 	 * (int a[3][4], where pahole's BTF printer would say a[4][3]).
 	 */
 	bool dwarf;
+	bool suppress_force_paddings;	/* --suppress_force_paddings (dwarf) */
 };
 
 struct layout;

@@ -538,8 +538,8 @@ static int add_datasecs(struct run *r)
  * the conversion could not encode validly was degraded with a note, or
  * failed the unit; whatever still got through (broken DWARF of a kind
  * nobody handles yet) is one line here, never a file the kernel refuses.
- * Not for --no-dedup: a merged BTF is dedup's input, not a kernel's (a
- * vmlinux's has 4 M types, past the kernel's limit).
+ * A merged BTF (--no-dedup) past the kernel's type limit (a vmlinux's
+ * 4 M types) is dedup's input, never a kernel's: not checked.
  */
 static int check_output(const struct btf *out, const struct btf *base,
 			const struct dwarf_input *in, struct diag *d)
@@ -779,7 +779,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	/* String offsets depended on which worker interned first: libbpf's order. */
 	t1 = clock_now();
 	if ((err = btf_strings_relayout_order(bt, sorder, nsorder, d)) ||
-	    (!o->no_dedup && (err = check_output(bt, base, in, d))))
+	    ((!o->no_dedup || btf_type_count(bt) - 1 <= BTF_MAX_TYPE - 1) &&
+	     (err = check_output(bt, base, in, d))))
 		goto out;
 	st->dedup = clock_now() - t2;
 	st->serial += st->ded.serial_secs + (clock_now() - t1);

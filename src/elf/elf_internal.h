@@ -46,6 +46,45 @@ static inline uint64_t belf_rd64(const struct belf *e, const uint8_t *p)
 	return e->swap ? bswap64(v) : v;
 }
 
+/* w bytes (1..8) at p in the file's byte order. */
+static inline uint64_t belf_get_n(const struct belf *e, const uint8_t *p, int w)
+{
+	uint64_t v = 0;
+	int i;
+
+	if (!e->swap && w == 8)
+		return load64(p);
+	if (!e->swap && w == 4)
+		return load32(p);
+	if (e->big)
+		for (i = 0; i < w; i++)
+			v = v << 8 | p[i];
+	else
+		for (i = w - 1; i >= 0; i--)
+			v = v << 8 | p[i];
+	return v;
+}
+
+static inline void belf_put_n(const struct belf *e, uint8_t *p, int w, uint64_t v)
+{
+	int i;
+
+	if (!e->swap && w == 8) {
+		store64(p, v);
+		return;
+	}
+	if (!e->swap && w == 4) {
+		store32(p, (uint32_t)v);
+		return;
+	}
+	if (e->big)
+		for (i = w - 1; i >= 0; i--, v >>= 8)
+			p[i] = (uint8_t)v;
+	else
+		for (i = 0; i < w; i++, v >>= 8)
+			p[i] = (uint8_t)v;
+}
+
 /* debug.c */
 int belf_decompress(struct belf *e, size_t idx, struct bslice in, bool legacy,
 		    struct bslice *out, bool *owned, struct diag *d);

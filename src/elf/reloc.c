@@ -197,44 +197,6 @@ static void rel_describe(const struct belf *e, uint32_t type, char *buf, size_t 
 			 e->machine);
 }
 
-static uint64_t get_n(const struct belf *e, const uint8_t *p, int w)
-{
-	uint64_t v = 0;
-	int i;
-
-	if (!e->swap && w == 8)
-		return load64(p);
-	if (!e->swap && w == 4)
-		return load32(p);
-	if (e->big)
-		for (i = 0; i < w; i++)
-			v = v << 8 | p[i];
-	else
-		for (i = w - 1; i >= 0; i--)
-			v = v << 8 | p[i];
-	return v;
-}
-
-static void put_n(const struct belf *e, uint8_t *p, int w, uint64_t v)
-{
-	int i;
-
-	if (!e->swap && w == 8) {
-		store64(p, v);
-		return;
-	}
-	if (!e->swap && w == 4) {
-		store32(p, (uint32_t)v);
-		return;
-	}
-	if (e->big)
-		for (i = w - 1; i >= 0; i--, v >>= 8)
-			p[i] = (uint8_t)v;
-	else
-		for (i = 0; i < w; i++, v >>= 8)
-			p[i] = (uint8_t)v;
-}
-
 /* Address of symbol sym for a relocation (ET_REL: distinct section addresses). */
 static uint64_t sym_addr(const struct belf *e, uint64_t sym)
 {
@@ -361,8 +323,8 @@ static void rel_apply(const struct belf *e, struct rinfo ki, uint8_t *p, uint64_
 	uint64_t v;
 
 	if (!rela)
-		add = get_n(e, p, ki.width);
-	v = get_n(e, p, ki.width);
+		add = belf_get_n(e, p, ki.width);
+	v = belf_get_n(e, p, ki.width);
 	switch (ki.kind) {
 	case RK_ABS: case RK_GOTOFF: v = s + add; break;
 	case RK_PCREL: v = s + add - off; break;
@@ -376,7 +338,7 @@ static void rel_apply(const struct belf *e, struct rinfo ki, uint8_t *p, uint64_
 	case RK_NONE: case RK_UNSUPP: case RK_SET_ULEB: case RK_SUB_ULEB: case RK_ADD_ULEB:
 		return;	/* the caller's */
 	}
-	put_n(e, p, ki.width, v);
+	belf_put_n(e, p, ki.width, v);
 }
 
 /* Apply entry i of relocation section rs (already decoded) to buf. */

@@ -45,44 +45,32 @@ static int out_align(struct outbuf *o, size_t a)
 	return out_put(o, zero, pad);
 }
 
-static void put_n(const struct belf *e, uint8_t *p, int w, uint64_t v)
-{
-	int i;
-
-	if (e->big)
-		for (i = w - 1; i >= 0; i--, v >>= 8)
-			p[i] = (uint8_t)v;
-	else
-		for (i = 0; i < w; i++, v >>= 8)
-			p[i] = (uint8_t)v;
-}
-
 /* One section header in the file's class and byte order. */
 static size_t put_shdr(const struct belf *e, uint8_t *p, const struct belf_section *s)
 {
 	if (e->cls == 64) {
-		put_n(e, p + 0, 4, s->name_off);
-		put_n(e, p + 4, 4, s->type);
-		put_n(e, p + 8, 8, s->flags);
-		put_n(e, p + 16, 8, s->addr);
-		put_n(e, p + 24, 8, s->offset);
-		put_n(e, p + 32, 8, s->size);
-		put_n(e, p + 40, 4, s->link);
-		put_n(e, p + 44, 4, s->info);
-		put_n(e, p + 48, 8, s->addralign);
-		put_n(e, p + 56, 8, s->entsize);
+		belf_put_n(e, p + 0, 4, s->name_off);
+		belf_put_n(e, p + 4, 4, s->type);
+		belf_put_n(e, p + 8, 8, s->flags);
+		belf_put_n(e, p + 16, 8, s->addr);
+		belf_put_n(e, p + 24, 8, s->offset);
+		belf_put_n(e, p + 32, 8, s->size);
+		belf_put_n(e, p + 40, 4, s->link);
+		belf_put_n(e, p + 44, 4, s->info);
+		belf_put_n(e, p + 48, 8, s->addralign);
+		belf_put_n(e, p + 56, 8, s->entsize);
 		return 64;
 	}
-	put_n(e, p + 0, 4, s->name_off);
-	put_n(e, p + 4, 4, s->type);
-	put_n(e, p + 8, 4, s->flags);
-	put_n(e, p + 12, 4, s->addr);
-	put_n(e, p + 16, 4, s->offset);
-	put_n(e, p + 20, 4, s->size);
-	put_n(e, p + 24, 4, s->link);
-	put_n(e, p + 28, 4, s->info);
-	put_n(e, p + 32, 4, s->addralign);
-	put_n(e, p + 36, 4, s->entsize);
+	belf_put_n(e, p + 0, 4, s->name_off);
+	belf_put_n(e, p + 4, 4, s->type);
+	belf_put_n(e, p + 8, 4, s->flags);
+	belf_put_n(e, p + 12, 4, s->addr);
+	belf_put_n(e, p + 16, 4, s->offset);
+	belf_put_n(e, p + 20, 4, s->size);
+	belf_put_n(e, p + 24, 4, s->link);
+	belf_put_n(e, p + 28, 4, s->info);
+	belf_put_n(e, p + 32, 4, s->addralign);
+	belf_put_n(e, p + 36, 4, s->entsize);
 	return 40;
 }
 
@@ -188,20 +176,20 @@ int belf_write_sections(struct belf *e, const char *out_path, size_t n, const ch
 	/* ELF header: e_shoff, e_shnum, e_shstrndx. */
 	memcpy(ehdr, e->map, ehsize);
 	if (e->cls == 64) {
-		put_n(e, ehdr + 40, 8, shoff);
-		put_n(e, ehdr + 58, 2, shent);
-		put_n(e, ehdr + 60, 2, total >= SHN_LORESERVE || eh.e_shnum == 0 ? 0 : total);
-		put_n(e, ehdr + 62, 2, shstr >= SHN_LORESERVE ? SHN_XINDEX : shstr);
+		belf_put_n(e, ehdr + 40, 8, shoff);
+		belf_put_n(e, ehdr + 58, 2, shent);
+		belf_put_n(e, ehdr + 60, 2, total >= SHN_LORESERVE || eh.e_shnum == 0 ? 0 : total);
+		belf_put_n(e, ehdr + 62, 2, shstr >= SHN_LORESERVE ? SHN_XINDEX : shstr);
 	} else {
 		if (shoff > UINT32_MAX) {
 			err = diag_err(d, EFBIG, "%s: output would exceed 4 GiB for ELFCLASS32",
 				       out_path);
 			goto out;
 		}
-		put_n(e, ehdr + 32, 4, shoff);
-		put_n(e, ehdr + 46, 2, shent);
-		put_n(e, ehdr + 48, 2, total >= SHN_LORESERVE || eh.e_shnum == 0 ? 0 : total);
-		put_n(e, ehdr + 50, 2, shstr >= SHN_LORESERVE ? SHN_XINDEX : shstr);
+		belf_put_n(e, ehdr + 32, 4, shoff);
+		belf_put_n(e, ehdr + 46, 2, shent);
+		belf_put_n(e, ehdr + 48, 2, total >= SHN_LORESERVE || eh.e_shnum == 0 ? 0 : total);
+		belf_put_n(e, ehdr + 50, 2, shstr >= SHN_LORESERVE ? SHN_XINDEX : shstr);
 	}
 	/* Stream: patched header, the kept bytes straight from the mapping, the tail. */
 	if ((err = file_out_open(&f, out_path, d)))

@@ -436,6 +436,16 @@ static inline size_t btf_type_size(const struct btf_type *t)
 
 /* String at a logical offset (walking down the bases), NULL if invalid. */
 const char *btf_name(const struct btf *btf, uint32_t off);
+/* The same as bpftool shows it: "(anon)" for offset 0, "(invalid)" for a bad one. */
+static inline const char *btf_name_shown(const struct btf *btf, uint32_t off)
+{
+	const char *s;
+
+	if (!off)
+		return "(anon)";
+	s = btf_name(btf, off);
+	return s ? s : "(invalid)";
+}
 /* Logical offset of str if present (base first), else -ENOENT. */
 int64_t btf_find_str(const struct btf *btf, const char *str);
 /* The same with len = strlen(str) and h = strset_hash(str, len) known. */

@@ -51,19 +51,9 @@ struct side {
 
 /* ---- colours ------------------------------------------------------------ */
 
-static const char *sname(const struct btf *btf, uint32_t off)
-{
-	const char *s;
-
-	if (!off)
-		return "(anon)";
-	s = btf_name(btf, off);
-	return s ? s : "(invalid)";
-}
-
 static uint64_t hname(uint64_t h, const struct btf *btf, uint32_t off)
 {
-	const char *s = sname(btf, off);
+	const char *s = btf_name_shown(btf, off);
 
 	return hash_combine(h, hash_bytes(s, strlen(s)));
 }
@@ -699,7 +689,7 @@ static void type_str(struct sbuf *sb, const struct btf *btf, uint32_t id, int de
 	}
 	kind = btf_kind(t);
 	if (t->name_off) {
-		sb_printf(sb, "%s '%s'", btf_kind_str(kind), sname(btf, t->name_off));
+		sb_printf(sb, "%s '%s'", btf_kind_str(kind), btf_name_shown(btf, t->name_off));
 		return;
 	}
 	sb_printf(sb, "%s", btf_kind_str(kind));
@@ -741,7 +731,7 @@ static void slot_str(struct sbuf *sb, const struct btf *btf, const struct btf_ty
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
 		if (k < btf_vlen(t) && btf_members(t)[k].name_off)
-			sb_printf(sb, "member '%s' type", sname(btf, btf_members(t)[k].name_off));
+			sb_printf(sb, "member '%s' type", btf_name_shown(btf, btf_members(t)[k].name_off));
 		else
 			sb_printf(sb, "member #%u type", k);
 		break;
@@ -752,7 +742,7 @@ static void slot_str(struct sbuf *sb, const struct btf *btf, const struct btf_ty
 		if (!k)
 			sb_printf(sb, "return type");
 		else if (k <= btf_vlen(t) && btf_params(t)[k - 1].name_off)
-			sb_printf(sb, "param #%u '%s' type", k, sname(btf, btf_params(t)[k - 1].name_off));
+			sb_printf(sb, "param #%u '%s' type", k, btf_name_shown(btf, btf_params(t)[k - 1].name_off));
 		else
 			sb_printf(sb, "param #%u type", k);
 		break;
@@ -807,7 +797,7 @@ static void PRINTF_LIKE(2, 3) note(struct notes *ns, const char *fmt, ...)
 
 static bool same_name(const struct btf *a, uint32_t oa, const struct btf *b, uint32_t ob)
 {
-	return !strcmp(sname(a, oa), sname(b, ob));
+	return !strcmp(btf_name_shown(a, oa), btf_name_shown(b, ob));
 }
 
 /* Differences of the own attributes of ta (in a) and tb (in b). */
@@ -823,7 +813,7 @@ static void local_notes(struct notes *ns, const struct btf *a, const struct btf_
 	}
 	if (kind != BTF_KIND_ARRAY && kind != BTF_KIND_FUNC_PROTO &&
 	    !same_name(a, ta->name_off, b, tb->name_off))
-		note(ns, "name '%s' -> '%s'", sname(a, ta->name_off), sname(b, tb->name_off));
+		note(ns, "name '%s' -> '%s'", btf_name_shown(a, ta->name_off), btf_name_shown(b, tb->name_off));
 	switch (kind) {
 	case BTF_KIND_INT: {
 		uint32_t x = btf_int_word(ta), y = btf_int_word(tb);
@@ -844,10 +834,10 @@ static void local_notes(struct notes *ns, const struct btf *a, const struct btf_
 		CMP_U("members", va, vb);
 		for (i = 0; i < MIN(va, vb); i++) {
 			const struct btf_member *ma = btf_members(ta) + i, *mb = btf_members(tb) + i;
-			const char *n = sname(a, ma->name_off);
+			const char *n = btf_name_shown(a, ma->name_off);
 
 			if (!same_name(a, ma->name_off, b, mb->name_off))
-				note(ns, "member #%u name '%s' -> '%s'", i, n, sname(b, mb->name_off));
+				note(ns, "member #%u name '%s' -> '%s'", i, n, btf_name_shown(b, mb->name_off));
 			if (btf_member_bit_offset(ta, ma) != btf_member_bit_offset(tb, mb))
 				note(ns, "member '%s' bit offset %u -> %u", n,
 				     btf_member_bit_offset(ta, ma), btf_member_bit_offset(tb, mb));
@@ -879,9 +869,9 @@ static void local_notes(struct notes *ns, const struct btf *a, const struct btf_
 				xb = btf_enum64_value(btf_enum64s(tb) + i);
 			}
 			if (!same_name(a, na, b, nb))
-				note(ns, "enumerator #%u name '%s' -> '%s'", i, sname(a, na), sname(b, nb));
+				note(ns, "enumerator #%u name '%s' -> '%s'", i, btf_name_shown(a, na), btf_name_shown(b, nb));
 			else if (xa != xb)
-				note(ns, "enumerator '%s' value %llu -> %llu", sname(a, na),
+				note(ns, "enumerator '%s' value %llu -> %llu", btf_name_shown(a, na),
 				     (unsigned long long)xa, (unsigned long long)xb);
 		}
 		break;
@@ -901,8 +891,8 @@ static void local_notes(struct notes *ns, const struct btf *a, const struct btf_
 		for (i = 0; i < MIN(va, vb); i++)
 			if (!same_name(a, btf_params(ta)[i].name_off, b, btf_params(tb)[i].name_off))
 				note(ns, "param #%u name '%s' -> '%s'", i + 1,
-				     sname(a, btf_params(ta)[i].name_off),
-				     sname(b, btf_params(tb)[i].name_off));
+				     btf_name_shown(a, btf_params(ta)[i].name_off),
+				     btf_name_shown(b, btf_params(tb)[i].name_off));
 		break;
 	case BTF_KIND_DATASEC:
 		CMP_U("size", ta->size, tb->size);

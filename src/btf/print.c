@@ -95,16 +95,6 @@ static void out(struct pout *o, const char *fmt, ...)
 	o->len += (size_t)n;
 }
 
-static const char *sname(const struct btf *btf, uint32_t off)
-{
-	const char *s;
-
-	if (!off)
-		return "(anon)";
-	s = btf_name(btf, off);
-	return s ? s : "(invalid)";
-}
-
 static const char *int_enc_str(unsigned enc)
 {
 	switch (enc) {
@@ -133,7 +123,7 @@ static void raw_type(struct pout *f, const struct btf *btf, uint32_t id, const s
 	enum btf_kind kind = btf_kind(t);
 	unsigned vlen = btf_vlen(t), i;
 
-	out(f, "[%u] %s '%s'", id, btf_kind_str(kind), sname(btf, t->name_off));
+	out(f, "[%u] %s '%s'", id, btf_kind_str(kind), btf_name_shown(btf, t->name_off));
 	switch (kind) {
 	case BTF_KIND_INT: {
 		uint32_t v = btf_int_word(t);
@@ -165,7 +155,7 @@ static void raw_type(struct pout *f, const struct btf *btf, uint32_t id, const s
 		for (i = 0; i < vlen; i++, m++) {
 			uint32_t bsz = btf_member_bitfield_size(t, m);
 
-			out(f, "\n\t'%s' type_id=%u bits_offset=%u", sname(btf, m->name_off),
+			out(f, "\n\t'%s' type_id=%u bits_offset=%u", btf_name_shown(btf, m->name_off),
 			    m->type, btf_member_bit_offset(t, m));
 			if (bsz)
 				out(f, " bitfield_size=%u", bsz);
@@ -179,9 +169,9 @@ static void raw_type(struct pout *f, const struct btf *btf, uint32_t id, const s
 		    t->size, vlen);
 		for (i = 0; i < vlen; i++, e++) {
 			if (btf_kflag(t))
-				out(f, "\n\t'%s' val=%d", sname(btf, e->name_off), e->val);
+				out(f, "\n\t'%s' val=%d", btf_name_shown(btf, e->name_off), e->val);
 			else
-				out(f, "\n\t'%s' val=%u", sname(btf, e->name_off), (uint32_t)e->val);
+				out(f, "\n\t'%s' val=%u", btf_name_shown(btf, e->name_off), (uint32_t)e->val);
 		}
 		break;
 	}
@@ -194,9 +184,9 @@ static void raw_type(struct pout *f, const struct btf *btf, uint32_t id, const s
 			uint64_t v = btf_enum64_value(e);
 
 			if (btf_kflag(t))
-				out(f, "\n\t'%s' val=%lldLL", sname(btf, e->name_off), (long long)v);
+				out(f, "\n\t'%s' val=%lldLL", btf_name_shown(btf, e->name_off), (long long)v);
 			else
-				out(f, "\n\t'%s' val=%lluULL", sname(btf, e->name_off),
+				out(f, "\n\t'%s' val=%lluULL", btf_name_shown(btf, e->name_off),
 				    (unsigned long long)v);
 		}
 		break;
@@ -212,7 +202,7 @@ static void raw_type(struct pout *f, const struct btf *btf, uint32_t id, const s
 
 		out(f, " ret_type_id=%u vlen=%u", t->type, vlen);
 		for (i = 0; i < vlen; i++, p++)
-			out(f, "\n\t'%s' type_id=%u", sname(btf, p->name_off), p->type);
+			out(f, "\n\t'%s' type_id=%u", btf_name_shown(btf, p->name_off), p->type);
 		break;
 	}
 	case BTF_KIND_VAR:
@@ -228,7 +218,7 @@ static void raw_type(struct pout *f, const struct btf *btf, uint32_t id, const s
 				const struct btf_type *vt = btf_type_by_id(btf, v->type);
 
 				out(f, " (%s '%s')", btf_kind_str(btf_kind(vt)),
-				    sname(btf, vt->name_off));
+				    btf_name_shown(btf, vt->name_off));
 			}
 		}
 		break;
@@ -298,7 +288,7 @@ static void json_type(struct pout *f, const struct btf *btf, uint32_t id, const 
 
 	out(f, "{\"id\":%u", id);
 	js(f, "kind", btf_kind_str(kind));
-	js(f, "name", sname(btf, t->name_off));
+	js(f, "name", btf_name_shown(btf, t->name_off));
 	switch (kind) {
 	case BTF_KIND_INT: {
 		uint32_t v = btf_int_word(t);
@@ -333,7 +323,7 @@ static void json_type(struct pout *f, const struct btf *btf, uint32_t id, const 
 			uint32_t bsz = btf_member_bitfield_size(t, m);
 
 			puts_(f, i ? ",{\"name\":" : "{\"name\":");
-			json_str(f, sname(btf, m->name_off));
+			json_str(f, btf_name_shown(btf, m->name_off));
 			ju(f, "type_id", m->type);
 			ju(f, "bits_offset", btf_member_bit_offset(t, m));
 			if (bsz)
@@ -365,7 +355,7 @@ static void json_type(struct pout *f, const struct btf *btf, uint32_t id, const 
 				v = btf_enum64_value(&btf_enum64s(t)[i]);
 			}
 			puts_(f, i ? ",{\"name\":" : "{\"name\":");
-			json_str(f, sname(btf, noff));
+			json_str(f, btf_name_shown(btf, noff));
 			if (btf_kflag(t))
 				ji(f, "val", (int64_t)v);
 			else
@@ -389,7 +379,7 @@ static void json_type(struct pout *f, const struct btf *btf, uint32_t id, const 
 		puts_(f, ",\"params\":[");
 		for (i = 0; i < vlen; i++, p++) {
 			puts_(f, i ? ",{\"name\":" : "{\"name\":");
-			json_str(f, sname(btf, p->name_off));
+			json_str(f, btf_name_shown(btf, p->name_off));
 			ju(f, "type_id", p->type);
 			putc_(f, '}');
 		}

@@ -556,6 +556,15 @@ struct btf_dedup_base *pb_new_for(const struct btf *base, const struct btf *own,
 	/* phase 4 asks for the names of own FWDs only; a name's structs are all kept or all not */
 	if ((err = pb_names_of(pb, named.v, named.n)))
 		goto fail;
+	goto cleanup;
+fail:
+	err = err ? err : -ENOMEM;
+	if (err == -ENOMEM)
+		diag_err(d, ENOMEM, "dedup: preparing the base: %s", strerror(ENOMEM));
+	*errp = err;
+	btf_dedup_base_free(pb);
+	pb = NULL;
+cleanup:
 	mem_free(inset);
 	mem_free(vd);
 	mem_free(named.v);
@@ -564,18 +573,4 @@ struct btf_dedup_base *pb_new_for(const struct btf *base, const struct btf *own,
 	mem_free(shapes.v);
 	mem_free(pending.v);
 	return pb;
-fail:
-	err = err ? err : -ENOMEM;
-	if (err == -ENOMEM)
-		diag_err(d, ENOMEM, "dedup: preparing the base: %s", strerror(ENOMEM));
-	*errp = err;
-	mem_free(inset);
-	mem_free(vd);
-	mem_free(named.v);
-	mem_free(names.v);
-	mem_free(anon.v);
-	mem_free(shapes.v);
-	mem_free(pending.v);
-	btf_dedup_base_free(pb);
-	return NULL;
 }

@@ -8,71 +8,55 @@
 
 #include "base/mem.h"
 
-/* The sections, .debug_info read by ranges if ranged (the caller's info_peek reads it). */
-static int sections_load(struct belf *e, struct dw_sections *s, bool ranged, struct diag *d)
+enum { SEC_MAIN, SEC_RANGED, SEC_DWO };	/* sections_load()'s modes */
+
+/*
+ * The sections of an ELF file (SEC_RANGED: .debug_info read by ranges,
+ * the caller's info_peek reads it), or of a .dwo or .dwp file (SEC_DWO:
+ * the names ending ".dwo", all lenient).
+ */
+static int sections_load(struct belf *e, struct dw_sections *s, int mode, struct diag *d)
 {
 	/* lenient: lists only 1.30+ reads, for parameters' registers: a skipped relocation there is noted */
 	static const struct {
 		const char *name;
 		size_t off;
-		bool lenient;
+		bool lenient, dwo;
 	} secs[] = {
-		{ ".debug_info", offsetof(struct dw_sections, info) },
-		{ ".debug_abbrev", offsetof(struct dw_sections, abbrev) },
-		{ ".debug_str", offsetof(struct dw_sections, str) },
+		{ ".debug_info", offsetof(struct dw_sections, info), false, true },
+		{ ".debug_abbrev", offsetof(struct dw_sections, abbrev), false, true },
+		{ ".debug_str", offsetof(struct dw_sections, str), false, true },
 		{ ".debug_line_str", offsetof(struct dw_sections, line_str) },
-		{ ".debug_str_offsets", offsetof(struct dw_sections, str_offsets) },
+		{ ".debug_str_offsets", offsetof(struct dw_sections, str_offsets), false, true },
 		{ ".debug_addr", offsetof(struct dw_sections, addr) },
-		{ ".debug_rnglists", offsetof(struct dw_sections, rnglists), true },
-		{ ".debug_loclists", offsetof(struct dw_sections, loclists), true },
-		{ ".debug_loc", offsetof(struct dw_sections, loc), true },
+		{ ".debug_rnglists", offsetof(struct dw_sections, rnglists), true, true },
+		{ ".debug_loclists", offsetof(struct dw_sections, loclists), true, true },
+		{ ".debug_loc", offsetof(struct dw_sections, loc), true, true },
 		{ ".debug_ranges", offsetof(struct dw_sections, ranges), true },
-		{ ".debug_types", offsetof(struct dw_sections, types) },
+		{ ".debug_types", offsetof(struct dw_sections, types), false, true },
 	};
+	char name[32];
 	size_t i;
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	for (i = 0; i < ARRAY_SIZE(secs); i++)
-		if ((err = belf_debug_opt(e, secs[i].name,
-					  secs[i].lenient ? BELF_DEBUG_LENIENT
-					  : ranged && !i ? BELF_DEBUG_RANGED : 0,
-					  (struct bslice *)((char *)s + secs[i].off), d)))
+	for (i = 0; i < ARRAY_SIZE(secs); i++) {
+		unsigned flags = secs[i].lenient || mode == SEC_DWO ? BELF_DEBUG_LENIENT
+				 : mode == SEC_RANGED && !i ? BELF_DEBUG_RANGED : 0;
+
+		if (mode == SEC_DWO && !secs[i].dwo)
+			continue;
+		snprintf(name, sizeof(name), "%s%s", secs[i].name, mode == SEC_DWO ? ".dwo" : "");
+		if ((err = belf_debug_opt(e, name, flags, (struct bslice *)((char *)s + secs[i].off), d)))
 			return err;
-	s->info_peek_only = ranged && belf_debug_ranged(e, ".debug_info");
+	}
+	s->info_peek_only = mode == SEC_RANGED && belf_debug_ranged(e, ".debug_info");
 	return 0;
 }
 
 int dwarf_sections_load(struct belf *e, struct dw_sections *s, struct diag *d)
 {
-	return sections_load(e, s, false, d);
-}
-
-/* The sections of a .dwo or .dwp file (names ending ".dwo"). */
-static int dwo_sections_load(struct belf *e, struct dw_sections *s, struct diag *d)
-{
-	static const struct {
-		const char *name;
-		size_t off;
-	} secs[] = {
-		{ ".debug_info.dwo", offsetof(struct dw_sections, info) },
-		{ ".debug_abbrev.dwo", offsetof(struct dw_sections, abbrev) },
-		{ ".debug_str.dwo", offsetof(struct dw_sections, str) },
-		{ ".debug_str_offsets.dwo", offsetof(struct dw_sections, str_offsets) },
-		{ ".debug_rnglists.dwo", offsetof(struct dw_sections, rnglists) },
-		{ ".debug_loclists.dwo", offsetof(struct dw_sections, loclists) },
-		{ ".debug_loc.dwo", offsetof(struct dw_sections, loc) },
-		{ ".debug_types.dwo", offsetof(struct dw_sections, types) },
-	};
-	size_t i;
-	int err;
-
-	memset(s, 0, sizeof(*s));
-	for (i = 0; i < ARRAY_SIZE(secs); i++)
-		if ((err = belf_debug_opt(e, secs[i].name, BELF_DEBUG_LENIENT,
-					  (struct bslice *)((char *)s + secs[i].off), d)))
-			return err;
-	return 0;
+	return sections_load(e, s, SEC_MAIN, d);
 }
 
 /* ---- split DWARF: skeleton units and their .dwo files or .dwp package ---- */
@@ -268,7 +252,7 @@ static int split_add_file(struct split *sp, const char *path, bool dwp, struct s
 	uint64_t base[NJ];
 	int err;
 
-	if ((err = belf_open(&e, path, d)) || (err = dwo_sections_load(e, &ds, d)))
+	if ((err = belf_open(&e, path, d)) || (err = sections_load(e, &ds, SEC_DWO, d)))
 		goto out;
 	if (!ds.info.len && !ds.types.len) {
 		err = diag_err(d, ENODATA, "%s: no split DWARF (.debug_info.dwo is missing or empty)",
@@ -634,7 +618,8 @@ static int input_open(struct dwarf_input *in, const char *path, unsigned jobs, b
 	int err;
 
 	memset(in, 0, sizeof(*in));
-	if ((err = belf_open(&in->elf, path, d)) || (err = sections_load(in->elf, &s, !whole, d))) {
+	if ((err = belf_open(&in->elf, path, d)) ||
+	    (err = sections_load(in->elf, &s, whole ? SEC_MAIN : SEC_RANGED, d))) {
 		dwarf_input_close(in);
 		return err;
 	}

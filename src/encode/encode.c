@@ -779,8 +779,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	/* String offsets depended on which worker interned first: libbpf's order. */
 	t1 = clock_now();
 	if ((err = btf_strings_relayout_order(bt, sorder, nsorder, d)) ||
-	    ((!o->no_dedup || btf_type_count(bt) - 1 <= BTF_MAX_TYPE - 1) &&
-	     (err = check_output(bt, base, in, d))))
+	    (btf_type_count(bt) - 1 <= BTF_MAX_TYPE - 1 && (err = check_output(bt, base, in, d))))
 		goto out;
 	st->dedup = clock_now() - t2;
 	st->serial += st->ded.serial_secs + (clock_now() - t1);

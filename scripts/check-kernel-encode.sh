@@ -4,6 +4,7 @@
 # failure.  Takes a few minutes on 2 cores.
 set -u
 cd "$(dirname "$0")/.."
+. scripts/modules-vs-shipped.sh
 BTFC=${BTFC:-build/btfc}; O=${O:-build}
 C=$(scripts/corpus.sh) || exit 1
 W=$(mktemp -d "${TMPDIR:-/tmp}/btfc-ck-encode.XXXXXX"); trap 'rm -rf "$W"' EXIT
@@ -54,15 +55,7 @@ mkdir -p "$W/batch" "$W/one"
 start=$(date +%s.%N)
 "$BTFC" encode -j2 --base "$C/vmlinux.btf" --list "$C/modules.txt" -o "$W/batch" || bad "batch encode"
 echo "     batch of $(wc -l < "$C/modules.txt") modules: $(echo "$(date +%s.%N) - $start" | bc) s"
-eq=0; ne=0; same=0
-while read -r m; do
-	rel=${m#*/lib/modules/*/}
-	if "$BTFC" diff -q "$W/batch/$(basename "$m").btf" "$C/btf/$rel.btf" \
-		--base-a "$C/vmlinux.btf" --base-b "$C/vmlinux.btf" >/dev/null 2>&1; then eq=$((eq+1))
-	else ne=$((ne+1)); echo "     differs: $rel"; fi
-	cmp -s "$W/batch/$(basename "$m").btf" "$C/btf/$rel.btf" && same=$((same+1))
-done < "$C/modules.txt"
-echo "     modules: $eq EQUAL, $ne DIFFERENT; $same byte-identical"
+compare_modules "$W/batch" "$C"
 [ $ne = 0 ] && ok "all modules graph-equal to Debian's" || bad "$ne modules differ"
 [ "$same" = "$(wc -l < "$C/modules.txt")" ] && ok "all modules byte-identical to Debian's" ||
 	bad "$((eq + ne - same)) modules' bytes differ from Debian's"

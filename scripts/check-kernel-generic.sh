@@ -10,6 +10,7 @@
 # Without it: skipped, with that message.  A few minutes on 2 cores.
 set -u
 cd "$(dirname "$0")/.."
+. scripts/modules-vs-shipped.sh
 BTFC=${BTFC:-build/btfc}
 MAX_MIB=${MAX_MIB:-600}
 if ! C=$(BTFC_CORPUS=${BTFC_CORPUS_GENERIC:-/var/tmp/btfc-corpus-generic} BTFC_NO_FETCH=1 \
@@ -37,15 +38,7 @@ read -r secs kib < <(tail -1 "$W/time")
 echo "     batch of $n modules at -j2: $secs s, peak RSS $((kib / 1024)) MiB"
 [ $((kib / 1024)) -le "$MAX_MIB" ] && ok "batch peak RSS within $MAX_MIB MiB" ||
 	bad "batch peak RSS $((kib / 1024)) MiB over $MAX_MIB MiB"
-eq=0; ne=0; same=0
-while read -r m; do
-	rel=${m#*/lib/modules/*/}
-	if "$BTFC" diff -q "$W/batch/$(basename "$m").btf" "$C/btf/$rel.btf" \
-		--base-a "$C/vmlinux.btf" --base-b "$C/vmlinux.btf" >/dev/null 2>&1; then eq=$((eq+1))
-	else ne=$((ne+1)); echo "     differs: $rel"; fi
-	cmp -s "$W/batch/$(basename "$m").btf" "$C/btf/$rel.btf" && same=$((same+1))
-done < "$C/modules.txt"
-echo "     modules: $eq EQUAL, $ne DIFFERENT; $same byte-identical"
+compare_modules "$W/batch" "$C"
 [ $ne = 0 ] && [ $eq = "$n" ] && ok "all $n modules graph-equal to Debian's" || bad "$ne of $n modules differ"
 echo "check-kernel-generic: $fails failures"
 [ $fails = 0 ]

@@ -46,3 +46,15 @@ check_fails() {
 have() { command -v "$1" >/dev/null 2>&1; }
 # SAN_QUICK=1 (the sanitizer run in CI): trim what only re-checks oracles.
 quick() { [ -n "${SAN_QUICK:-}" ]; }
+# OUT: tests/fixtures/types.c compiled six times (its globals renamed) and
+# linked with ld -r: one object of six units that share most types.
+multi_units_object() {
+	local i
+	for i in 1 2 3 4 5 6; do
+		gcc -g -O1 -DPAHOLE_SAFE -Dvsum=vsum$i -Duse_all=use_all$i -Dglobal_counter=gc$i \
+			-Dflex_ptr=fp$i -Dthe_union=tu$i -Dthe_anon=ta$i -Dthe_packed=tp$i \
+			-Dthe_aligned=tal$i -Dthe_zero=tz$i -Dthe_ops=to$i \
+			-c "$ROOT/tests/fixtures/types.c" -o "$WORK/multi-unit$i.o" || return 1
+	done
+	ld -r "$WORK"/multi-unit?.o -o "$1"
+}

@@ -118,13 +118,7 @@ done
 # 1c. a fixture built as six units (objects), encoded without dedup, then
 # deduplicated in two levels (the units found from its references):
 # libbpf's graph, the encoder's own result, same bytes for any -j
-SRC=$ROOT/tests/fixtures/types.c
-for i in 1 2 3 4 5 6; do
-	gcc -g -O1 -DPAHOLE_SAFE -Dvsum=vsum$i -Duse_all=use_all$i -Dglobal_counter=gc$i \
-		-Dflex_ptr=fp$i -Dthe_union=tu$i -Dthe_anon=ta$i -Dthe_packed=tp$i \
-		-Dthe_aligned=tal$i -Dthe_zero=tz$i -Dthe_ops=to$i -c "$SRC" -o "$WORK/m$i.o"
-done
-ld -r "$WORK"/m?.o -o "$WORK/multi.o"
+multi_units_object "$WORK/multi.o" || fail "build the six-unit object"
 if "$BTFC" encode --no-dedup "$WORK/multi.o" -o "$WORK/multi.nd" && "$BTFC" encode "$WORK/multi.o" -o "$WORK/multi.enc"; then
 	ok=1
 	for j in 1 2 5; do

@@ -84,12 +84,7 @@ if have gcc && have clang; then
 fi
 
 # Determinism: several units (one per object), any thread count, same bytes.
-for i in 1 2 3 4 5 6; do
-	gcc -g -O1 -DPAHOLE_SAFE -Dvsum=vsum$i -Duse_all=use_all$i -Dglobal_counter=gc$i \
-		-Dflex_ptr=fp$i -Dthe_union=tu$i -Dthe_anon=ta$i -Dthe_packed=tp$i \
-		-Dthe_aligned=tal$i -Dthe_zero=tz$i -Dthe_ops=to$i -c "$SRC" -o "$WORK/m$i.o"
-done
-ld -r "$WORK"/m?.o -o "$WORK/multi.o"
+multi_units_object "$WORK/multi.o" || fail "build the six-unit object"
 for j in 1 2 4 8; do "$BTFC" encode -j$j "$WORK/multi.o" -o "$WORK/multi-j$j.btf"; done
 ok=1; for j in 2 4 8; do cmp -s "$WORK/multi-j1.btf" "$WORK/multi-j$j.btf" || ok=0; done
 [ $ok = 1 ] && pass "same bytes for -j1/-j2/-j4/-j8" || fail "same bytes for -j1/-j2/-j4/-j8"

@@ -68,4 +68,9 @@ void test_register(struct test_case *t);
 		}                                                                \
 	} while (0)
 
+
+struct btf;
+/* test_dedup.c: a case's BTF into $BTFC_DEDUP_CASES as NAME SUFFIX, for t_dedup.sh's libbpf runs. */
+void dedup_case_save(const struct btf *btf, const char *name, const char *suffix);
+
 #endif

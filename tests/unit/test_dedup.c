@@ -14,7 +14,8 @@
 #include "btf/dedup.h"
 #include "test.h"
 
-static void save(const struct btf *btf, const char *name, const char *suffix)
+/* A case's BTF into $BTFC_DEDUP_CASES as NAME SUFFIX (t_dedup.sh runs libbpf on it). */
+void dedup_case_save(const struct btf *btf, const char *name, const char *suffix)
 {
 	const char *dir = getenv("BTFC_DEDUP_CASES");
 	struct diag d = { 0 };
@@ -40,8 +41,8 @@ static int run(struct btf *btf, const char *name, const struct btf_dedup_opts *o
 	struct diag d = { 0 };
 
 	if (btf_base(btf))
-		save(btf_base(btf), name, ".base.btf");
-	save(btf, name, ".btf");
+		dedup_case_save(btf_base(btf), name, ".base.btf");
+	dedup_case_save(btf, name, ".btf");
 	return btf_dedup(btf, o, &d);
 }
 
@@ -824,8 +825,8 @@ TEST(dedup_prepared_base_same_as_plain)
 
 			REQUIRE(a && b);
 			if (round == 0 && v == 3) {	/* t_dedup.sh: == libbpf */
-				save(base, "pb3", ".base.btf");
-				save(a, "pb3", ".btf");
+				dedup_case_save(base, "pb3", ".base.btf");
+				dedup_case_save(a, "pb3", ".btf");
 			}
 			CHECK(dedup_bytes(a, &o, &x, &lx) == 0);
 			CHECK(dedup_bytes(b, &po, &y, &ly) == 0);

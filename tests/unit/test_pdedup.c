@@ -20,26 +20,6 @@
 
 typedef struct btf *(*build_fn)(void);
 
-static void save(const struct btf *btf, const char *name)
-{
-	const char *dir = getenv("BTFC_DEDUP_CASES");
-	struct diag d = { 0 };
-	char path[4096];
-	void *blob;
-	size_t len;
-	FILE *f;
-
-	if (!dir || !*dir || btf_write(btf, &blob, &len, &d))
-		return;
-	snprintf(path, sizeof(path), "%s/%s.btf", dir, name);
-	f = fopen(path, "wb");
-	if (f) {
-		fwrite(blob, 1, len, f);
-		fclose(f);
-	}
-	mem_free(blob);
-}
-
 /*
  * Two levels (groups of one unit, on 1, 2 and 5 threads) against one
  * level; fallback says whether the two levels must give up.  0 when all
@@ -57,7 +37,7 @@ static int two_levels(build_fn build, const char *name, bool fallback)
 
 	if (!ref)
 		return 1;
-	save(ref, name);
+	dedup_case_save(ref, name, ".btf");
 	if (btf_dedup(ref, &one, NULL)) {
 		btf_free(ref);
 		return 1;
@@ -387,7 +367,7 @@ TEST(pdedup_duplicate_pointers_in_a_unit)
 	struct btf *b = dup_pointers();
 
 	REQUIRE(b);
-	save(b, "pd_dup_pointers");
+	dedup_case_save(b, "pd_dup_pointers", ".btf");
 	two.stats = &st;
 	REQUIRE(btf_dedup(b, &two, NULL) == 0);
 	/* units 0 and 1 (5 types each) share the first group: its run meets the conflict */

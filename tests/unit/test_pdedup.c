@@ -112,10 +112,11 @@ TEST(pdedup_fwd_and_full_definition)
 
 /*
  * A FWD whose name has two different definitions: S{fwd A *} equals both
- * S{A1 *} and S{A2 *}, and libbpf's hash-table order picks one.  The name
- * check sends it to one level.
+ * S{A1 *} and S{A2 *}, and libbpf's hash-table order picks one.  The check
+ * sends it to one level: both definitions sit in an S (with sizes apart),
+ * or A1 and A2 have one shape (one may be the other's class in libbpf).
  */
-static struct btf *fwd_ambiguous(void)
+static struct btf *fwd_ambiguous_case(bool sizes_apart)
 {
 	struct btf *b = btf_new(NULL);
 	int u;
@@ -127,7 +128,7 @@ static struct btf *fwd_ambiguous(void)
 		if (u == 2) {
 			btf_add_fwd(b, "A", BTF_KIND_STRUCT);
 		} else {
-			btf_add_struct(b, "A", 4);
+			btf_add_struct(b, "A", sizes_apart && u % 2 ? 8 : 4);
 			btf_add_member(b, "x", i, 0, 0);
 		}
 		btf_add_ptr(b, i + 1);
@@ -137,9 +138,89 @@ static struct btf *fwd_ambiguous(void)
 	return b;
 }
 
+static struct btf *fwd_ambiguous(void)
+{
+	return fwd_ambiguous_case(false);
+}
+
+static struct btf *fwd_ambiguous_sizes(void)
+{
+	return fwd_ambiguous_case(true);
+}
+
 TEST(pdedup_fwd_with_two_definitions)
 {
 	CHECK(two_levels(fwd_ambiguous, "pd_fwd_ambiguous", true) == 0);
+	CHECK(two_levels(fwd_ambiguous_sizes, "pd_fwd_ambiguous_sizes", true) == 0);
+}
+
+/*
+ * A FWD whose name has two definitions that it meets in different places:
+ * S{fwd A *} pairs with S{A1 *} only; A2 sits in T, which no FWD's holder
+ * looks like, so no order of libbpf's could resolve the FWD to A2.  With
+ * mixed set, one unit resolves its FWD itself (its S{A1 *} and S{fwd A *})
+ * while the others' stay in U{fwd A *}: libbpf's one FWD resolves for all
+ * of them, the groups' do not, so the two levels give up.
+ */
+static struct btf *fwd_apart_case(bool mixed)
+{
+	struct btf *b = btf_new(NULL);
+	int u;
+
+	for (u = 0; b && u < 4; u++) {
+		uint32_t i = btf_type_count(b);
+
+		btf_add_int(b, u == 3 ? "long" : "int", u == 3 ? 8 : 4, BTF_INT_SIGNED); /* i */
+		if (u == 3) {						/* A2 in T */
+			btf_add_struct(b, "A", 8);			/* i + 1 */
+			btf_add_member(b, "x", i, 0, 0);
+			btf_add_ptr(b, i + 1);
+			btf_add_struct(b, "T", 8);
+			btf_add_member(b, "q", i + 2, 0, 0);
+		} else if (!mixed && u != 0) {				/* S{fwd A *} */
+			btf_add_fwd(b, "A", BTF_KIND_STRUCT);		/* i + 1 */
+			btf_add_ptr(b, i + 1);
+			btf_add_struct(b, "S", 8);
+			btf_add_member(b, "p", i + 2, 0, 0);
+		} else if (u != 0) {					/* U{fwd A *} */
+			btf_add_fwd(b, "A", BTF_KIND_STRUCT);
+			btf_add_ptr(b, i + 1);
+			btf_add_struct(b, "U", 8);
+			btf_add_member(b, "p", i + 2, 0, 0);
+		} else {						/* S{A1 *} */
+			btf_add_struct(b, "A", 4);			/* i + 1 */
+			btf_add_member(b, "x", i, 0, 0);
+			btf_add_ptr(b, i + 1);
+			btf_add_struct(b, "S", 8);
+			btf_add_member(b, "p", i + 2, 0, 0);
+			if (mixed) {	/* and S{fwd A *}, in W with the other */
+				btf_add_fwd(b, "A", BTF_KIND_STRUCT);	/* i + 4 */
+				btf_add_ptr(b, i + 4);
+				btf_add_struct(b, "S", 8);		/* i + 6 */
+				btf_add_member(b, "p", i + 5, 0, 0);
+				btf_add_struct(b, "W", 16);
+				btf_add_member(b, "s1", i + 3, 0, 0);
+				btf_add_member(b, "s2", i + 6, 64, 0);
+			}
+		}
+	}
+	return b;
+}
+
+static struct btf *fwd_apart(void)
+{
+	return fwd_apart_case(false);
+}
+
+static struct btf *fwd_apart_mixed(void)
+{
+	return fwd_apart_case(true);
+}
+
+TEST(pdedup_fwd_with_two_definitions_apart)
+{
+	CHECK(two_levels(fwd_apart, "pd_fwd_apart", false) == 0);
+	CHECK(two_levels(fwd_apart_mixed, "pd_fwd_apart_mixed", true) == 0);
 }
 
 /*

@@ -250,6 +250,7 @@ int dedup_run(struct btf *btf, const struct btf_dedup_opts *opts, struct dedup_e
 	d.owords = btf->types;
 	d.oidx = btf->index;
 	d.map_out = x ? x->map_out : NULL;
+	d.fwd_names = x ? x->fwd_names : NULL;
 	/* zeroed is the starting state (see MAPV); touched all over */
 	d.map = mem_array(MAX(d.nr_all, 1), sizeof(*d.map));
 	d.hypot = mem_array(MAX(d.nr_all, 1), sizeof(*d.hypot));

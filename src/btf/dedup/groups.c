@@ -22,6 +22,8 @@
  */
 #include "btf/dedup/internal.h"
 
+#include <stdlib.h>
+
 #include "base/clock.h"
 #include "base/pool.h"
 
@@ -59,6 +61,7 @@ struct group {
 	struct btf *btf;		/* its copy; after the run, the types it kept */
 	uint32_t *map;			/* local id - 1 -> kept id | MAP_CANON */
 	struct u32vec fwds;		/* own ids of its FWDs and forward enums */
+	struct u32vec fwd4;		/* names of the FWDs its phase 4 resolved, sorted */
 	uint64_t conflicts;
 	struct diag diag;
 	int err;
@@ -388,6 +391,13 @@ nomem:
 	return -ENOMEM;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int group_run(void *ctx, unsigned worker, size_t item)
 {
 	struct groups *c = ctx;
@@ -396,7 +406,7 @@ static int group_run(void *ctx, unsigned worker, size_t item)
 		.nr_threads = 1, .keep_strings = true, .compat = c->opts->compat,
 		.serial_refs = true, .ids_checked = true, .exact = true,
 	};
-	struct dedup_ext x = { .pb = c->pb };
+	struct dedup_ext x = { .pb = c->pb, .fwd_names = &g->fwd4 };
 	uint32_t i;
 
 	(void)worker;
@@ -411,6 +421,8 @@ static int group_run(void *ctx, unsigned worker, size_t item)
 	g->conflicts = x.conflicts;
 	if (g->err)
 		return 0;
+	if (g->fwd4.n)
+		qsort(g->fwd4.v, g->fwd4.n, sizeof(*g->fwd4.v), cmp_u32);
 	g->nkept = btf_type_count(g->btf) - 1;
 	for (i = 0; i < g->next; i++)
 		g->nks += !!(g->map[g->nloc + i] & MAP_CANON);
@@ -605,17 +617,29 @@ struct check {
 	const struct ncount *m;
 	const struct btf *f;		/* the final pass's result */
 	const uint32_t *fmap;		/* its input id - 1 -> result id | MAP_CANON */
-	uint8_t *bad;			/* per group */
+	uint8_t *bad;			/* per group; per chunk in the walk */
+	struct u32vec *amb;		/* per group: (name, kflag, definition or 0) */
+	/* the walk (below) */
+	const uint32_t *keys;		/* (name, kflag, definition) sorted */
+	size_t nkeys;
+	struct u32vec *seen;		/* per chunk: (key, side, root name) */
+	double par;			/* wall time on the threads (--stats' serial) */
 };
+
+/* The result id of own id x: its class's type in the final pass's output. */
+static uint32_t result_of(const struct check *k, uint32_t x)
+{
+	return k->fmap[final_of(k->c, x) - k->f->start_id] & ~MAP_CANON;
+}
 
 /*
  * A group's FWDs and forward enums whose name ends with two definitions
- * (two STRUCT/UNIONs; two full enums): one resolved to a definition, by a
- * group's run or the final pass, is a choice libbpf makes by its order,
- * so the group is bad.  One left unresolved is no choice: a struct
- * holding it met every definition-holding struct of its shape in the
- * final pass (the groups' survivors of each class; same hash bucket) and
- * merged with none, and so it does in libbpf's one pass.
+ * (two STRUCT/UNIONs; two full enums).  A forward enum resolved to one is
+ * a choice libbpf makes by its order: the group is bad.  A FWD is noted
+ * with what it became, for check_fwds(); one left unresolved is no choice
+ * (a struct holding it met every definition-holding struct of its shape in
+ * the final pass, the groups' survivors of each class in one hash bucket,
+ * and merged with none, and so it does in libbpf's one pass).
  */
 static int check_group(void *ctx, unsigned worker, size_t item)
 {
@@ -628,42 +652,307 @@ static int check_group(void *ctx, unsigned worker, size_t item)
 	for (i = 0; i < g->fwds.n && !k->bad[item]; i++) {
 		const struct btf_type *t = orig_rec(k->c, g->fwds.v[i]), *r;
 		bool is_enum = btf_kind(t) != BTF_KIND_FWD;
-		uint32_t name = t->name_off, fid;
+		uint32_t name = t->name_off, rid;
 
 		for (j = hash_mix(name) & m->mask; m->key[j] && m->key[j] != name + 1;
 		     j = (j + 1) & m->mask)
 			;
 		if (!m->key[j] || (is_enum ? m->full[j] : m->comp[j]) < 2)
 			continue;
-		fid = final_of(k->c, g->fwds.v[i]);
-		r = btf_type_by_id(k->f, k->fmap[fid - k->f->start_id] & ~MAP_CANON);
-		if (is_enum ? btf_vlen(r) != 0 : btf_kind(r) != BTF_KIND_FWD)
-			k->bad[item] = 1;
+		rid = result_of(k, g->fwds.v[i]);
+		r = btf_type_by_id(k->f, rid);
+		if (is_enum) {
+			k->bad[item] = btf_vlen(r) != 0;
+		} else if (btf_kind(r) != BTF_KIND_FWD && g->fwd4.n &&
+			   bsearch(&name, g->fwd4.v, g->fwd4.n, sizeof(name), cmp_u32)) {
+			k->bad[item] = 1;	/* resolved by unique name in the group */
+		} else if (u32vec_push(&k->amb[item], name) ||
+			   u32vec_push(&k->amb[item], btf_kflag(t)) ||
+			   u32vec_push(&k->amb[item], btf_kind(r) == BTF_KIND_FWD ? 0 : rid)) {
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }
 
+static int cmp3(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Kinds the walk passes through: those without a name of their own, and
+ * TYPE_TAG.  (Any choice by kind would do: the two types of a pair that
+ * is_equiv() visits have one kind and one name.)
+ */
+static inline bool walk_through(enum btf_kind k)
+{
+	switch (k) {
+	case BTF_KIND_PTR: case BTF_KIND_CONST: case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT: case BTF_KIND_TYPE_TAG: case BTF_KIND_ARRAY:
+	case BTF_KIND_FUNC_PROTO:
+		return true;
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+	case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_FUNC:
+	case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_FLOAT: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_ENUM64:
+	default:
+		return false;
+	}
+}
+
+/* Keys of name (at most two: a struct and a union FWD): the first's index, or nkeys. */
+static size_t key_first(const struct check *k, uint32_t name)
+{
+	size_t lo = 0, hi = k->nkeys;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (k->keys[3 * mid] < name)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Own id x met by a walk from root: note it when it is a FWD or a rival definition of a key. */
+static int walk_note(struct check *k, struct u32vec *out, uint32_t x, uint32_t root)
+{
+	const struct btf_type *t = orig_rec(k->c, x);
+	enum btf_kind kind = btf_kind(t);
+	size_t i;
+
+	if (kind != BTF_KIND_FWD && !btf_is_composite_kind(kind))
+		return 0;
+	for (i = key_first(k, t->name_off); i < k->nkeys && k->keys[3 * i] == t->name_off; i++) {
+		const uint32_t *key = k->keys + 3 * i;
+		uint32_t side;
+
+		if (kind == BTF_KIND_FWD)
+			side = btf_kflag(t) == key[1] ? 0 : 2;
+		else
+			side = result_of(k, x) != key[2] ? 1 : 2;
+		if (side < 2 && (u32vec_push(out, (uint32_t)i) || u32vec_push(out, side) ||
+				 u32vec_push(out, root)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+#define WALK_STACK 256
+#define WALK_STEPS 4096
+
+/*
+ * Per chunk of the input: from every type but those walk_through() passes,
+ * down its references through such types to the next other type; where that
+ * is a key's FWD or rival definition, note the root's name.
+ */
+static int walk_chunk(void *ctx, unsigned worker, size_t item)
+{
+	struct check *k = ctx;
+	const struct groups *c = k->c;
+	uint32_t s = c->s + (uint32_t)(item * CHUNK), end = MIN(c->n, s + CHUNK), id;
+	uint32_t st[WALK_STACK];
+	int err;
+
+	(void)worker;
+	for (id = s; id < end && !k->bad[item]; id++) {
+		struct btf_type *t = (struct btf_type *)orig_rec(c, id);
+		enum btf_kind kind = btf_kind(t);
+		unsigned f, nf = btf_id_fields(t), sp, steps;
+
+		if (walk_through(kind))
+			continue;
+		for (f = 0; f < nf; f++) {
+			st[0] = *btf_id_field_k(t, kind, f);
+			for (sp = 1, steps = 0; sp; ) {
+				uint32_t x = st[--sp], g, gn;
+				struct btf_type *u;
+				enum btf_kind uk;
+
+				if (x < c->s || x >= c->n)	/* void (ids were checked) */
+					continue;
+				u = (struct btf_type *)orig_rec(c, x);
+				uk = btf_kind(u);
+				if (!walk_through(uk)) {
+					if ((err = walk_note(k, &k->seen[item], x, t->name_off)))
+						return err;
+					continue;
+				}
+				gn = btf_id_fields(u);
+				if (++steps > WALK_STEPS || sp + gn > WALK_STACK) {
+					k->bad[item] = 1;	/* (crafted input) */
+					break;
+				}
+				for (g = 0; g < gn; g++)
+					st[sp++] = *btf_id_field_k(u, uk, g);
+			}
+		}
+	}
+	return 0;
+}
+
+/* The sorted root names of key i's side (0 its FWDs, 1 its rivals) from seen. */
+static int side_names(const struct check *k, size_t nchunks, size_t i, uint32_t side,
+		      struct u32vec *out)
+{
+	size_t ci, j;
+
+	out->n = 0;
+	for (ci = 0; ci < nchunks; ci++)
+		for (j = 0; j < k->seen[ci].n; j += 3)
+			if (k->seen[ci].v[j] == i && k->seen[ci].v[j + 1] == side &&
+			    u32vec_push(out, k->seen[ci].v[j + 2]))
+				return -ENOMEM;
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_u32);
+	return 0;
+}
+
+/*
+ * The FWDs whose name has two definitions, some resolved (check_group()
+ * noted them).  libbpf deduplicates all FWDs of one name and kind into
+ * one, which its first successful is_equiv() pairing with a definition
+ * resolves, and resolves for good: so every one of them must have become
+ * the same definition D, and no pairing with another definition (a rival)
+ * may be possible.  A pairing joins the FWD and the rival at the same
+ * place of two graphs that is_equiv() walks in step, comparing the names
+ * of every pair; above each, the first type that walk_through() does not
+ * pass is a pair with one name (anonymous structs: name 0).  So when no
+ * name is shared by the types right above the FWDs and right above the
+ * rivals (walk_chunk()), no order of libbpf's pass can resolve the FWD to
+ * a rival, and the name behaves as if it had one definition
+ * (docs/parallel-dedup.md).  A rival of D's size and vlen might be D's
+ * class in libbpf (it has D's shape): bad as well.
+ */
+static int check_fwds(struct check *k, bool *ok)
+{
+	const struct groups *c = k->c;
+	size_t nchunks = (c->n - c->s + CHUNK - 1) / CHUNK, n = 0, i, j, nk = 0;
+	struct u32vec all = { 0 }, a = { 0 }, b = { 0 };
+	uint32_t gi, id;
+	int err = -ENOMEM;
+
+	for (gi = 0; gi < c->ng; gi++)
+		for (j = 0; j < k->amb[gi].n; j++)
+			if (u32vec_push(&all, k->amb[gi].v[j]))
+				goto out;
+	n = all.n / 3;
+	if (!n)
+		return 0;
+	qsort(all.v, n, 3 * sizeof(*all.v), cmp3);
+	/* one key per (name, kflag) whose FWDs all became one definition */
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && all.v[3 * j] == all.v[3 * i] && all.v[3 * j + 1] == all.v[3 * i + 1]; j++)
+			;
+		if (all.v[3 * i + 2] == all.v[3 * (j - 1) + 2] && !all.v[3 * i + 2])
+			continue;	/* all left unresolved */
+		if (all.v[3 * i + 2] != all.v[3 * (j - 1) + 2] || !all.v[3 * i + 2]) {
+			*ok = false;	/* some left, or two definitions */
+			err = 0;
+			goto out;
+		}
+		memmove(all.v + 3 * nk++, all.v + 3 * i, 3 * sizeof(*all.v));
+	}
+	k->keys = all.v;
+	k->nkeys = nk;
+	/* a rival of D's shape */
+	for (id = k->f->start_id; id < btf_type_count(k->f); id++) {
+		const struct btf_type *t = btf_type_by_id(k->f, id);
+
+		if (!btf_is_composite_kind(btf_kind(t)))
+			continue;
+		for (i = key_first(k, t->name_off); i < nk && k->keys[3 * i] == t->name_off; i++) {
+			const struct btf_type *d = btf_type_by_id(k->f, k->keys[3 * i + 2]);
+
+			if (id != k->keys[3 * i + 2] && t->size == d->size && btf_vlen(t) == btf_vlen(d)) {
+				*ok = false;
+				err = 0;
+				goto out;
+			}
+		}
+	}
+	if (!(k->seen = mem_array(nchunks, sizeof(*k->seen))) ||
+	    !(k->bad = mem_array(nchunks, 1)))
+		goto out;
+	k->par -= clock_now();
+	err = pool_for(c->nt, nchunks, walk_chunk, k);
+	k->par += clock_now();
+	if (err)
+		goto out;
+	for (i = 0; i < nchunks; i++)
+		*ok &= !k->bad[i];
+	for (i = 0; i < nk && *ok; i++) {
+		size_t x = 0, y = 0;
+
+		if ((err = side_names(k, nchunks, i, 0, &a)) || (err = side_names(k, nchunks, i, 1, &b)))
+			goto out;
+		while (x < a.n && y < b.n && *ok) {
+			if (a.v[x] == b.v[y])
+				*ok = false;
+			else if (a.v[x] < b.v[y])
+				x++;
+			else
+				y++;
+		}
+	}
+	err = 0;
+out:
+	for (i = 0; k->seen && i < nchunks; i++)
+		mem_free(k->seen[i].v);
+	mem_free(k->seen);
+	k->seen = NULL;
+	mem_free(all.v);
+	mem_free(a.v);
+	mem_free(b.v);
+	return err;
+}
+
+/* ok: the result is libbpf's graph; *par: the wall time the check ran on the threads */
 static int check_result(struct groups *c, const struct btf *f, const uint32_t *fmap,
-			uint64_t conflicts, bool *ok)
+			uint64_t conflicts, bool *ok, double *par)
 {
 	struct ncount m = { 0 };
 	struct check k = { .c = c, .m = &m, .f = f, .fmap = fmap };
+	uint8_t *bad;
 	uint32_t gi;
 	int err;
 
 	*ok = conflicts == 0;
 	if (!*ok)
 		return 0;
-	k.bad = mem_array(c->ng, 1);
-	if (!k.bad || (err = ncount_build(&m, f)) ||
-	    (err = pool_for(c->nt, c->ng, check_group, &k))) {
+	bad = k.bad = mem_array(c->ng, 1);
+	k.amb = mem_array(c->ng, sizeof(*k.amb));
+	if (!k.bad || !k.amb || (err = ncount_build(&m, f))) {
 		err = -ENOMEM;
 		goto out;
 	}
+	k.par -= clock_now();
+	err = pool_for(c->nt, c->ng, check_group, &k);
+	k.par += clock_now();
+	if (err)
+		goto out;
 	for (gi = 0; gi < c->ng; gi++)
 		*ok &= !k.bad[gi];
+	if (*ok) {
+		k.bad = NULL;
+		err = check_fwds(&k, ok);
+		mem_free(k.bad);
+	}
 out:
-	mem_free(k.bad);
+	*par = k.par;
+	for (gi = 0; k.amb && gi < c->ng; gi++)
+		mem_free(k.amb[gi].v);
+	mem_free(k.amb);
+	mem_free(bad);
 	mem_free(m.key);
 	mem_free(m.comp);
 	mem_free(m.full);
@@ -684,6 +973,7 @@ static void groups_free(struct groups *c)
 		mem_free(g->fin);
 		mem_free(g->kext);
 		mem_free(g->fwds.v);
+		mem_free(g->fwd4.v);
 		btf_free(g->btf);
 	}
 	mem_free(c->g);
@@ -746,6 +1036,7 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 	struct btf *f = NULL;
 	uint32_t *fmap = NULL;		/* the final pass's map_out */
 	double t0 = clock_now(), t = t0, ser = 0;	/* ser: wall of one-thread steps */
+	double par = 0;		/* the check's on the threads */
 	size_t nchunks = (c.n - c.s + CHUNK - 1) / CHUNK;
 	uint64_t conflicts = 0;
 	bool ok;
@@ -839,7 +1130,7 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 		goto fallback;
 	}
 	conflicts += x.conflicts;
-	if ((err = check_result(&c, f, fmap, conflicts, &ok)))
+	if ((err = check_result(&c, f, fmap, conflicts, &ok, &par)))
 		goto out;
 	if (!ok)
 		goto fallback;
@@ -852,7 +1143,7 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 		st->nr_out = btf_type_count(btf) - c.s;
 		st->conflicts = conflicts;
 		/* one thread: the cut, the final pass's serial phases, the check */
-		st->serial_secs = ser + fst.serial_secs + (clock_now() - t - (fst.secs[BTF_DEDUP_PH_PREP] +
+		st->serial_secs = ser + fst.serial_secs + (clock_now() - t - par - (fst.secs[BTF_DEDUP_PH_PREP] +
 				  fst.secs[BTF_DEDUP_PH_STRS] + fst.secs[BTF_DEDUP_PH_PRIM] +
 				  fst.secs[BTF_DEDUP_PH_STRUCT] + fst.secs[BTF_DEDUP_PH_FWD] +
 				  fst.secs[BTF_DEDUP_PH_REF] + fst.secs[BTF_DEDUP_PH_COMPACT]));

@@ -296,6 +296,7 @@ struct dedup_ext {
 	uint32_t *map_out;		/* own id - start_id -> id after compaction, */
 					/* | MAP_CANON for the types kept */
 	uint64_t conflicts;		/* out: hypothetical-map conflicts no tolerance accepted */
+	struct u32vec *fwd_names;	/* out, if set: names of the FWDs phase 4 resolved */
 };
 
 #define MAP_CANON	0x80000000u
@@ -328,6 +329,7 @@ struct dedup {
 	struct u32vec stack;		/* explicit DFS stacks */
 	struct u32vec stack2;
 	uint32_t *map_out;		/* struct dedup_ext */
+	struct u32vec *fwd_names;	/* struct dedup_ext */
 	uint64_t conflicts;		/* is_equiv() calls that a conflict ended */
 };
 

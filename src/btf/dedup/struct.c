@@ -537,6 +537,10 @@ int dedup_fwds(struct dedup *d)
 		if ((btf_kind(c) == BTF_KIND_STRUCT) != !btf_kflag(t))
 			continue;
 		set_map(d, id, cid);
+		if (d->fwd_names && u32vec_push(d->fwd_names, t->name_off)) {
+			err = -ENOMEM;
+			goto out;
+		}
 	}
 out:
 	mem_free(fwds.v);

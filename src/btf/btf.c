@@ -1068,22 +1068,31 @@ static const uint8_t name_stride[32] = {
 	[BTF_KIND_ENUM] = 2, [BTF_KIND_FUNC_PROTO] = 2,
 };
 
-int btf_strings_first_refs(const struct btf *btf, uint32_t **out, size_t *n, struct diag *d)
-{
-	uint32_t id, start = btf->start_str_off, len = (uint32_t)btf->strs.len;
-	size_t cnt = 0, cap = 0;
-	uint64_t *seen = mem_array((size_t)len / 64 + 1, sizeof(uint64_t));
-	uint32_t *v = NULL;
-	int err = 0;
+/* One span of btf_strings_first_refs(): its own first references, in order. */
+struct first_span {
+	const struct btf *btf;
+	uint32_t lo, hi;		/* ids [lo, hi) */
+	uint32_t *v;
+	size_t cnt, cap;
+	int err;
+};
 
-	*out = NULL;
-	*n = 0;
-	if (!seen)
-		return diag_err(d, ENOMEM, "out of memory ordering strings");
+static int first_refs_span(void *ctx, unsigned worker, size_t item)
+{
+	struct first_span *sp = (struct first_span *)ctx + item;
+	const struct btf *btf = sp->btf;
+	uint32_t id, start = btf->start_str_off, len = (uint32_t)btf->strs.len;
+	uint64_t *seen = mem_array((size_t)len / 64 + 1, sizeof(uint64_t));
+
+	(void)worker;
+	if (!seen) {
+		sp->err = -ENOMEM;
+		return 0;
+	}
 	if (!btf->base)
 		seen[0] = 1;	/* offset 0, "": no string */
 	/*
-	 * Every reference of millions of records (vmlinux before dedup: 4.35 M
+	 * Every reference of the span's records (vmlinux before dedup: 4.35 M
 	 * types, 14.5 M references): the name, then the names of members,
 	 * enumerators or parameters, a bit per byte of the section (570 KB for
 	 * vmlinux's seeded section: in the cache); a reference below start
@@ -1092,10 +1101,10 @@ int btf_strings_first_refs(const struct btf *btf, uint32_t **out, size_t *n, str
 #define FIRST_REF(f) do {								\
 		uint32_t f_ = (f), o_ = f_ - start;					\
 		if (o_ < len && !(seen[o_ / 64] & 1ull << (o_ % 64)) &&		\
-		    (err = first_ref_new(f_, o_, seen, &v, &cnt, &cap)))		\
+		    (sp->err = first_ref_new(f_, o_, seen, &sp->v, &sp->cnt, &sp->cap)))	\
 			goto out;							\
 	} while (0)
-	for (id = 0; id < btf->nr_types; id++) {	/* (the index is built) */
+	for (id = sp->lo; id < sp->hi; id++) {	/* (the index is built) */
 		const uint32_t *w = btf->types + btf->index[id], *p, *e;
 		unsigned stride = name_stride[w[1] >> 24 & 0x1f];
 
@@ -1106,13 +1115,69 @@ int btf_strings_first_refs(const struct btf *btf, uint32_t **out, size_t *n, str
 #undef FIRST_REF
 out:
 	mem_free(seen);
-	if (err) {
-		mem_free(v);
-		return diag_err(d, ENOMEM, "out of memory ordering strings");
+	return 0;
+}
+
+/*
+ * The spans run on the pool, each with a bitmap of its own; their lists,
+ * in span order, less what an earlier span met, are the whole's.
+ */
+int btf_strings_first_refs(const struct btf *btf, unsigned jobs, uint32_t **out, size_t *n,
+			   struct diag *d)
+{
+	uint32_t start = btf->start_str_off, len = (uint32_t)btf->strs.len;
+	size_t nsp = jobs > 1 && btf->nr_types >= 1u << 16 ? jobs : 1, i, j, cnt = 0;
+	struct first_span *sp = mem_array(nsp, sizeof(*sp));
+	uint64_t *seen = NULL;
+	uint32_t *v = NULL;
+	int err = -ENOMEM;
+
+	*out = NULL;
+	*n = 0;
+	if (!sp)
+		goto out;
+	for (i = 0; i < nsp; i++) {
+		sp[i].btf = btf;
+		sp[i].lo = (uint32_t)((uint64_t)btf->nr_types * i / nsp);
+		sp[i].hi = (uint32_t)((uint64_t)btf->nr_types * (i + 1) / nsp);
+	}
+	if (pool_for(jobs, nsp, first_refs_span, sp))
+		goto out;
+	for (i = 0; i < nsp; i++)
+		if (sp[i].err)
+			goto out;
+	if (nsp == 1) {
+		v = sp[0].v;
+		cnt = sp[0].cnt;
+		sp[0].v = NULL;
+	} else {
+		if (!(seen = mem_array((size_t)len / 64 + 1, sizeof(uint64_t))))
+			goto out;
+		for (i = 0; i < nsp; i++)
+			cnt += sp[i].cnt;
+		if (!(v = mem_array(MAX(cnt, 1), sizeof(*v))))
+			goto out;
+		for (i = 0, cnt = 0; i < nsp; i++)
+			for (j = 0; j < sp[i].cnt; j++) {
+				uint32_t o = sp[i].v[j] - start;
+
+				if (!(seen[o / 64] & 1ull << (o % 64))) {
+					seen[o / 64] |= 1ull << (o % 64);
+					v[cnt++] = sp[i].v[j];
+				}
+			}
 	}
 	*out = v;
 	*n = cnt;
-	return 0;
+	v = NULL;
+	err = 0;
+out:
+	for (i = 0; sp && i < nsp; i++)
+		mem_free(sp[i].v);
+	mem_free(sp);
+	mem_free(seen);
+	mem_free(v);
+	return err ? diag_err(d, ENOMEM, "out of memory ordering strings") : 0;
 }
 
 /* Old own offset -> new, open addressing (key + 1; 0 = empty). */

@@ -466,11 +466,13 @@ int64_t btf_add_str(struct btf *btf, const char *str);
 int btf_strings_relayout(struct btf *btf, struct diag *d);
 /*
  * The own string offsets the own types refer to, in order of first
- * reference (id order, field order), each once: *out (mem_free) and *n.
+ * reference (id order, field order), each once: *out (mem_free) and *n;
+ * on jobs threads.
  * Taken before a dedup that keeps the section (btf_dedup_opts.keep_strings),
  * it is libbpf's string order: its dedup lays strings out so first.
  */
-int btf_strings_first_refs(const struct btf *btf, uint32_t **out, size_t *n, struct diag *d);
+int btf_strings_first_refs(const struct btf *btf, unsigned jobs, uint32_t **out, size_t *n,
+			   struct diag *d);
 /*
  * Rebuild the own string section with order's strings first, in that
  * order, then the others the types refer to (first-reference order);

@@ -746,7 +746,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	 * types before dedup; strings only the types dedup removes refer to
 	 * stay, as there (a declaration's name where it was first met).
 	 */
-	if ((err = btf_strings_first_refs(bt, &sorder, &nsorder, d)))
+	if ((err = btf_strings_first_refs(bt, jobs, &sorder, &nsorder, d)))
 		goto out;
 	enc_phase(o, "dedup");
 	if (!o->no_dedup) {

@@ -560,3 +560,36 @@ TEST(btf_append_shifts_own_ids)
 	btf_free(base);
 }
 
+
+/*
+ * First references on several threads (spans merged in order) against one:
+ * 70,000 types, names repeating across the spans, members after names.
+ */
+TEST(btf_strings_first_refs_any_jobs)
+{
+	struct btf *b = btf_new(NULL);
+	uint32_t *one = NULL, *three = NULL;
+	size_t n1 = 0, n3 = 0, i;
+	char name[32];
+
+	REQUIRE(b);
+	btf_add_int(b, "int", 4, BTF_INT_SIGNED);
+	for (i = 0; i < 70000; i++) {
+		snprintf(name, sizeof(name), "s%zu", (i * 7919) % 50021);
+		btf_add_struct(b, name, 4);
+		snprintf(name, sizeof(name), "m%zu", i % 977);
+		btf_add_member(b, name, 1, 0, 0);
+	}
+	REQUIRE(btf_type_count(b) == 70002);
+	CHECK(btf_strings_first_refs(b, 1, &one, &n1, NULL) == 0);
+	CHECK(btf_strings_first_refs(b, 3, &three, &n3, NULL) == 0);
+	CHECK_EQ_U(n1, n3);
+	CHECK_EQ_U(n1, 1 + 50021 + 977);
+	CHECK(one && three && !memcmp(one, three, n1 * sizeof(*one)));
+	CHECK_STR(btf_name(b, one[0]), "int");
+	CHECK_STR(btf_name(b, one[1]), "s0");
+	CHECK_STR(btf_name(b, one[2]), "m0");
+	mem_free(one);
+	mem_free(three);
+	btf_free(b);
+}

@@ -75,13 +75,14 @@ else
 	fail "dedup: unit cases failed"; sed 's/^/      /' "$WORK/unit.out" | head
 fi
 
-# same_graph_as_libbpf NAME OUT LIBBPF: btfc diff and, where it is, btfcanon.py say EQUAL
+# same_graph_as_libbpf NAME OUT LIBBPF [BASE]: btfc diff and, where it is, btfcanon.py say EQUAL
 same_graph_as_libbpf() {
-	local name=$1 out=$2 lb=$3
-	if ! "$BTFC" diff -q "$out" "$lb" > "$WORK/last.out" 2>&1; then
+	local name=$1 out=$2 lb=$3 base=${4:-} ba=() ca=()
+	[ -n "$base" ] && { ba=(--base "$base"); ca=(--base-a "$base" --base-b "$base"); }
+	if ! "$BTFC" diff -q "${ba[@]}" "$out" "$lb" > "$WORK/last.out" 2>&1; then
 		fail "dedup $name: graph differs from libbpf's"; sed 's/^/      /' "$WORK/last.out" | head -3; return
 	fi
-	if [ -f "$CANON_PY" ] && ! python3 "$CANON_PY" "$out" "$lb" > "$WORK/last.out" 2>&1; then
+	if [ -f "$CANON_PY" ] && ! python3 "$CANON_PY" "$out" "$lb" "${ca[@]}" > "$WORK/last.out" 2>&1; then
 		fail "dedup $name: btfcanon: graph differs from libbpf's"; tail -2 "$WORK/last.out"; return
 	fi
 	pass "dedup $name: graph == libbpf's"
@@ -95,22 +96,25 @@ same_graph_as_libbpf() {
 np=0
 for f in "$cases"/pd_*.btf; do
 	[ -f "$f" ] || continue
+	case $f in *.base.btf) continue ;; esac
 	c=$(basename "$f" .btf); np=$((np+1))
+	b= ba=() bo=()
+	[ -f "$cases/$c.base.btf" ] && { b=$cases/$c.base.btf; ba=(--base "$b"); bo=(-B "$b"); }
 	ok=1
 	for j in 1 2 5; do
-		"$BTFC" dedup -j$j --group-types 1 "$f" -o "$WORK/$c.two$j" || ok=0
+		"$BTFC" dedup -j$j --group-types 1 "${ba[@]}" "$f" -o "$WORK/$c.two$j" || ok=0
 	done
 	cmp -s "$WORK/$c.two1" "$WORK/$c.two2" && cmp -s "$WORK/$c.two1" "$WORK/$c.two5" || ok=0
 	[ $ok = 1 ] && pass "dedup $c in two levels: same bytes for -j1/-j2/-j5" ||
 		fail "dedup $c in two levels: output depends on -j"
-	"$ORACLE" "$f" "$WORK/$c.lb" > /dev/null 2>&1 || { fail "dedup $c: libbpf failed"; continue; }
+	"$ORACLE" "${bo[@]}" "$f" "$WORK/$c.lb" > /dev/null 2>&1 || { fail "dedup $c: libbpf failed"; continue; }
 	if [ "$c" = pd_dup_pointers ]; then
 		nt=$("$BTFC" dump "$WORK/$c.two1" | grep -c '^\[')
 		nl=$("$BTFC" dump "$WORK/$c.lb" | grep -c '^\[')
 		[ "$nt" -eq $((nl - 1)) ] && pass "dedup $c in two levels: one struct fewer than libbpf 1.1 ($nt of $nl)" ||
 			fail "dedup $c in two levels: $nt types, libbpf $nl"
 	else
-		same_graph_as_libbpf "$c (two levels)" "$WORK/$c.two1" "$WORK/$c.lb"
+		same_graph_as_libbpf "$c (two levels)" "$WORK/$c.two1" "$WORK/$c.lb" "$b"
 	fi
 done
 [ $np -ge 8 ] && pass "dedup: $np two-level cases written" || fail "dedup: only $np two-level cases"

@@ -104,10 +104,10 @@ struct btf_dedup_opts {
 	uint32_t level_window;
 	/*
 	 * One level, in libbpf's order: the bytes of libbpf 1.1.2's
-	 * btf__dedup().  Otherwise a BTF without base that splits into groups
-	 * of whole units (no references between them but to INT and FLOAT)
-	 * with copies of one another (a compiler's units, the encoder's
-	 * input) is deduplicated in two levels (src/btf/dedup/groups.c,
+	 * btf__dedup().  Otherwise a BTF (split or not) that splits into
+	 * groups of whole units (no references between them but to INT and
+	 * FLOAT, and to the base) with copies of one another (a compiler's
+	 * units, the encoder's input) is deduplicated in two levels (src/btf/dedup/groups.c,
 	 * docs/parallel-dedup.md): each group alone on the threads, then one
 	 * pass over what the groups kept.  The result is libbpf's type graph
 	 * with its number of types (ids may be ordered differently), and

@@ -38,6 +38,8 @@ static int two_levels(build_fn build, const char *name, bool fallback)
 	if (!ref)
 		return 1;
 	dedup_case_save(ref, name, ".btf");
+	if (btf_base(ref))
+		dedup_case_save(btf_base(ref), name, ".base.btf");
 	if (btf_dedup(ref, &one, NULL)) {
 		btf_free(ref);
 		return 1;
@@ -456,4 +458,98 @@ TEST(pdedup_duplicate_pointers_in_a_unit)
 	CHECK(st.conflicts > 0);
 	CHECK(st.fallback);
 	btf_free(b);
+}
+
+/*
+ * Split BTF (a module on vmlinux): the groups are split on the same base
+ * and share its prepared table.  The base: int, A{int x}, a FWD F,
+ * H{F *p} and S{A *p}.  Units refer to base types, hold their own copies
+ * of int, A and S (merged into the base's), and S{fwd A *} (its FWD
+ * resolved to the base's A); one level and two give one graph.  A unit defining F
+ * and H{F *} makes libbpf point the base's FWD at its F (its
+ * hypot_adjust_canon): the two levels give up.  So do they when a FWD's
+ * name has a definition in the base and another in the module.
+ */
+static struct btf *split_base(void)
+{
+	static struct btf *base;
+
+	if (!base && (base = btf_new(NULL))) {
+		btf_add_int(base, "int", 4, BTF_INT_SIGNED);	/* 1 */
+		btf_add_struct(base, "A", 4);			/* 2 */
+		btf_add_member(base, "x", 1, 0, 0);
+		btf_add_fwd(base, "F", BTF_KIND_STRUCT);	/* 3 */
+		btf_add_ptr(base, 3);				/* 4 */
+		btf_add_struct(base, "H", 8);			/* 5 */
+		btf_add_member(base, "p", 4, 0, 0);
+		btf_add_ptr(base, 2);				/* 6 */
+		btf_add_struct(base, "S", 8);			/* 7 */
+		btf_add_member(base, "p", 6, 0, 0);
+	}
+	return base;
+}
+
+enum split_kind { SPLIT_PLAIN, SPLIT_ADJUST, SPLIT_TWO_DEFS };
+
+static struct btf *split_case(enum split_kind kind)
+{
+	struct btf *base = split_base(), *b = base ? btf_new(base) : NULL;
+	int u;
+
+	for (u = 0; b && u < 6; u++) {
+		uint32_t i = btf_type_count(b);
+
+		btf_add_int(b, "int", 4, BTF_INT_SIGNED);		/* i: the base's */
+		if (u % 3 == 1) {
+			btf_add_fwd(b, "A", BTF_KIND_STRUCT);		/* i + 1 */
+		} else if (u % 3 == 2) {
+			btf_add_struct(b, "A", 4);			/* i + 1: the base's */
+			btf_add_member(b, "x", i, 0, 0);
+		} else {
+			btf_add_ptr(b, 2);				/* i + 1: to the base's A */
+		}
+		btf_add_ptr(b, u % 3 ? i + 1 : 2);			/* i + 2 */
+		btf_add_struct(b, "S", 8);				/* i + 3 */
+		btf_add_member(b, "p", i + 2, 0, 0);
+		btf_add_struct(b, "T", 4);
+		btf_add_member(b, "y", i, 0, 0);
+		if (u == 4 && kind == SPLIT_ADJUST) {	/* F and H{F *}: the base's FWD F */
+			btf_add_struct(b, "F", 4);			/* i + 5 */
+			btf_add_member(b, "z", i, 0, 0);
+			btf_add_ptr(b, i + 5);
+			btf_add_struct(b, "H", 8);
+			btf_add_member(b, "p", i + 6, 0, 0);
+		}
+		if (u == 3 && kind == SPLIT_TWO_DEFS) {	/* another A, held apart */
+			btf_add_struct(b, "A", 8);			/* i + 5 */
+			btf_add_member(b, "x", i, 0, 0);
+			btf_add_member(b, "w", i, 32, 0);
+			btf_add_ptr(b, i + 5);
+			btf_add_struct(b, "V", 8);
+			btf_add_member(b, "q", i + 6, 0, 0);
+		}
+	}
+	return b;
+}
+
+static struct btf *split_plain(void)
+{
+	return split_case(SPLIT_PLAIN);
+}
+
+static struct btf *split_adjust(void)
+{
+	return split_case(SPLIT_ADJUST);
+}
+
+static struct btf *split_two_defs(void)
+{
+	return split_case(SPLIT_TWO_DEFS);
+}
+
+TEST(pdedup_split_on_a_base)
+{
+	CHECK(two_levels(split_plain, "pd_split", false) == 0);
+	CHECK(two_levels(split_adjust, "pd_split_adjust", true) == 0);
+	CHECK(two_levels(split_two_defs, "pd_split_two_defs", true) == 0);
 }

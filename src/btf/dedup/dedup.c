@@ -178,7 +178,7 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 		memset(opts->stats, 0, sizeof(*opts->stats));
 	if (btf_writable(btf))
 		return diag_err(diag, ENOMEM, "dedup: out of memory");
-	if (!opts->exact && !btf->base && (err = dedup_groups(btf, opts, diag)) <= 0)
+	if (!opts->exact && (err = dedup_groups(btf, opts, diag)) <= 0)
 		return err;
 	return dedup_run(btf, opts, NULL, diag);
 }
@@ -209,11 +209,8 @@ int dedup_run(struct btf *btf, const struct btf_dedup_opts *opts, struct dedup_e
 	d.nr_own = d.nr_all - d.start_id;
 	d.levelled_refs = !btf->base && !opts->serial_refs;
 	pb = x && x->pb ? x->pb : opts->prepared_base;
-	if (x && x->pb) {
-		if (btf->base)
-			return diag_err(diag, EINVAL, "dedup: a group's run has no base");
-	} else if (pb) {
-		if (pb->base != btf->base || !btf->base)
+	if (pb) {	/* (a group's run: the trivial one without a base) */
+		if (pb->base != btf->base || (!btf->base && !(x && x->pb)))
 			return diag_err(diag, EINVAL, "dedup: prepared base is not this BTF's base");
 		if (pb->head != d.head)
 			return diag_err(diag, EINVAL, "dedup: prepared base made for another --compat");
@@ -287,8 +284,10 @@ int dedup_run(struct btf *btf, const struct btf_dedup_opts *opts, struct dedup_e
 		if (d.nthreads < 2)
 			st->serial_secs = clock_now() - t0;
 	}
-	if (x)
+	if (x) {
 		x->conflicts = d.conflicts;
+		x->adjusts = d.adjusts;
+	}
 out:
 	dedup_free(&d);
 	btf_dedup_base_free(own_pb);

@@ -18,7 +18,9 @@
  * that refers back across the cut to anything else passes through: in
  * the copy, an empty DATASEC (which dedup never merges) stands for it,
  * and the original goes to the final pass (a struct's walk that met two
- * of them would fail the run: one level then).
+ * of them would fail the run: one level then).  Split BTF: every group's
+ * copy is split on the same base, references to it unchanged (local ids
+ * start at the base's type count), and the runs share one prepared base.
  */
 #include "btf/dedup/internal.h"
 
@@ -53,16 +55,16 @@ static inline bool cut_blind(enum btf_kind k)
 
 struct group {
 	uint32_t a, b;			/* own ids [a, b) */
-	uint32_t nloc;			/* local ids of its own types: id - a + 1 */
+	uint32_t nloc;			/* local ids of its own types: id - a + s */
 	struct u32vec pass;		/* ids of the types passing through */
-	uint32_t *ext;			/* stubs' originals (local ids nloc + 1...) */
+	uint32_t *ext;			/* stubs' originals (local ids s + nloc...) */
 	size_t ext_cap;
 	uint32_t next;
 	struct btf *btf;		/* its copy; after the run, the types it kept */
 	uint32_t *map;			/* local id - 1 -> kept id | MAP_CANON */
 	struct u32vec fwds;		/* own ids of its FWDs and forward enums */
 	struct u32vec fwd4;		/* names of the FWDs its phase 4 resolved, sorted */
-	uint64_t conflicts;
+	uint64_t conflicts, adjusts;
 	struct diag diag;
 	int err;
 	/* assembly */
@@ -77,7 +79,8 @@ struct groups {
 	struct btf *btf;
 	const struct btf_dedup_opts *opts;
 	unsigned nt;
-	struct btf_dedup_base *pb;	/* the runs' shared trivial base */
+	const struct btf_dedup_base *pb;	/* the runs' shared prepared base */
+	struct btf_dedup_base *own_pb;	/* ... when made here (trivial without a base) */
 	uint32_t s, n;			/* own ids [s, n) */
 	uint8_t *kinds;			/* own id - s -> kind */
 	struct group *g;
@@ -136,7 +139,7 @@ static int part_chunk(void *ctx, unsigned worker, size_t item)
 			if (check && r >= c->n)					\
 				return -EINVAL;					\
 			mx = MAX(mx, r);					\
-			if (!r || r >= id)					\
+			if (r < c->s || r >= id)	/* (void, the base) */	\
 				continue;					\
 			rk = r >= s ? (enum btf_kind)c->kinds[r - c->s] :	\
 				      btf_kind(orig_rec(c, r));			\
@@ -286,20 +289,20 @@ static inline uint32_t group_ref(struct group *g, const struct groups *c, uint32
 	uint32_t j;
 
 	if (r >= g->a)
-		return r < g->b ? r - g->a + 1 : REF_BAD;
-	if (!r)
-		return 0;
+		return r < g->b ? r - g->a + c->s : REF_BAD;
+	if (r < c->s)	/* void, or the base's */
+		return r;
 	if (!sink_kind(btf_kind(orig_rec(c, r))))
 		return REF_CROSS;
 	for (j = 0; j < g->next; j++)	/* a stub: few per group (a kernel's: 15) */
 		if (g->ext[j] == r)
-			return g->nloc + 1 + j;
+			return c->s + g->nloc + j;
 	if (g->next >= MAX_STUBS)	/* a crafted input's: it passes through */
 		return REF_CROSS;
 	if (VEC_RESERVE(g->ext, g->ext_cap, g->next + 1))
 		return UINT32_MAX;
 	g->ext[g->next++] = r;
-	return g->nloc + g->next;
+	return c->s + g->nloc + g->next - 1;
 }
 
 /*
@@ -367,7 +370,7 @@ static int group_copy(struct group *g, const struct groups *c)
 		index[nt++] = (uint32_t)w;
 		w += sz;
 	}
-	if (!(b = btf_new(NULL)))
+	if (!(b = btf_new(c->btf->base)))
 		goto nomem;
 	strset_free(&b->strs);
 	strset_borrow(&b->strs, c->btf->strs.data, c->btf->strs.len);
@@ -419,11 +422,12 @@ static int group_run(void *ctx, unsigned worker, size_t item)
 	x.map_out = g->map;
 	g->err = dedup_run(g->btf, &o, &x, &g->diag);
 	g->conflicts = x.conflicts;
+	g->adjusts = x.adjusts;
 	if (g->err)
 		return 0;
 	if (g->fwd4.n)
 		qsort(g->fwd4.v, g->fwd4.n, sizeof(*g->fwd4.v), cmp_u32);
-	g->nkept = btf_type_count(g->btf) - 1;
+	g->nkept = btf_type_count(g->btf) - c->s;
 	for (i = 0; i < g->next; i++)
 		g->nks += !!(g->map[g->nloc + i] & MAP_CANON);
 	return 0;
@@ -449,6 +453,9 @@ static uint32_t final_of(const struct groups *c, uint32_t x)
 		g = &c->g[lo];
 		li = x - g->a + 1;
 		k = g->map[li - 1] & ~MAP_CANON;
+		if (k < c->s)	/* the base's */
+			return k;
+		k -= c->s - 1;	/* 1... */
 		if (k <= g->nkept - g->nks)
 			return g->fin[k];
 		x = g->kext[k - (g->nkept - g->nks) - 1];	/* an earlier group's */
@@ -468,15 +475,15 @@ static int asm_count(void *ctx, unsigned worker, size_t item)
 	if (!g->fin || !g->kext)
 		return -ENOMEM;
 	g->nout = own;	/* the types passing through: kept (DATASECs), their own size */
-	for (i = 1; i <= own; i++)
-		g->wout += btf_type_size(btf_type_by_id(g->btf, i)) / 4;
+	for (i = 0; i < own; i++)
+		g->wout += btf_type_size(btf_type_by_id(g->btf, c->s + i)) / 4;
 	for (i = 0; i < g->pass.n; i++)
 		g->wout += btf_type_size(orig_rec(c, g->pass.v[i])) / 4 - 3;
 	for (i = 0; i < g->next; i++) {
 		uint32_t k = g->map[g->nloc + i];
 
 		if (k & MAP_CANON)
-			g->kext[(k & ~MAP_CANON) - own - 1] = g->ext[i];
+			g->kext[(k & ~MAP_CANON) - c->s - own] = g->ext[i];
 	}
 	return 0;
 }
@@ -491,7 +498,7 @@ static int asm_number(void *ctx, unsigned worker, size_t item)
 	(void)worker;
 	for (i = 0; i < g->nloc; i++)
 		if (g->map[i] & MAP_CANON)
-			g->fin[g->map[i] & ~MAP_CANON] = next++;
+			g->fin[(g->map[i] & ~MAP_CANON) - c->s + 1] = next++;
 	return 0;
 }
 
@@ -519,14 +526,14 @@ static int asm_copy(void *ctx, unsigned worker, size_t item)
 		c->index[nid++] = (uint32_t)w;
 		w += sz;
 #define FINAL(kk) BTF_FOR_EACH_ID(nw, kk, p, {					\
-			if (!*p)						\
+			if (*p < c->s)	/* void, or the base's */		\
 				continue;					\
 			if (pass)						\
 				*p = final_of(c, *p);				\
-			else if (*p <= own)					\
-				*p = g->fin[*p];				\
+			else if (*p - c->s < own)				\
+				*p = g->fin[*p - c->s + 1];			\
 			else							\
-				*p = final_of(c, g->kext[*p - own - 1]);	\
+				*p = final_of(c, g->kext[*p - c->s - own]);	\
 		})
 		BTF_KIND_DISPATCH(btf_kind(t), FINAL, (void)0)
 #undef FINAL
@@ -582,7 +589,7 @@ static int ncount_build(struct ncount *m, const struct btf *f)
 	uint32_t id, n = btf_type_count(f);
 	size_t ns = 64;
 
-	while (ns < (size_t)(n - f->start_id) * 2)
+	while (ns < (size_t)n * 2)
 		ns *= 2;
 	m->mask = ns - 1;
 	m->key = mem_array(ns, sizeof(*m->key));
@@ -590,7 +597,7 @@ static int ncount_build(struct ncount *m, const struct btf *f)
 	m->full = mem_array(ns, 1);
 	if (!m->key || !m->comp || !m->full)
 		return -ENOMEM;
-	for (id = f->start_id; id < n; id++) {
+	for (id = 1; id < n; id++) {	/* the base's definitions count too */
 		const struct btf_type *t = btf_type_by_id(f, id);
 		enum btf_kind k = btf_kind(t);
 		uint8_t *cnt;
@@ -626,10 +633,12 @@ struct check {
 	double par;			/* wall time on the threads (--stats' serial) */
 };
 
-/* The result id of own id x: its class's type in the final pass's output. */
+/* The result id of own id x: its class's type in the final pass's output (or the base's). */
 static uint32_t result_of(const struct check *k, uint32_t x)
 {
-	return k->fmap[final_of(k->c, x) - k->f->start_id] & ~MAP_CANON;
+	uint32_t fid = final_of(k->c, x);
+
+	return fid < k->f->start_id ? fid : k->fmap[fid - k->f->start_id] & ~MAP_CANON;
 }
 
 /*
@@ -663,9 +672,10 @@ static int check_group(void *ctx, unsigned worker, size_t item)
 		r = btf_type_by_id(k->f, rid);
 		if (is_enum) {
 			k->bad[item] = btf_vlen(r) != 0;
-		} else if (btf_kind(r) != BTF_KIND_FWD && g->fwd4.n &&
-			   bsearch(&name, g->fwd4.v, g->fwd4.n, sizeof(name), cmp_u32)) {
-			k->bad[item] = 1;	/* resolved by unique name in the group */
+		} else if (btf_kind(r) != BTF_KIND_FWD &&
+			   (k->c->btf->base ||	/* (check_fwds() walks no base) */
+			    (g->fwd4.n && bsearch(&name, g->fwd4.v, g->fwd4.n, sizeof(name), cmp_u32)))) {
+			k->bad[item] = 1;	/* by the group's unique-name phase, or split BTF */
 		} else if (u32vec_push(&k->amb[item], name) ||
 			   u32vec_push(&k->amb[item], btf_kflag(t)) ||
 			   u32vec_push(&k->amb[item], btf_kind(r) == BTF_KIND_FWD ? 0 : rid)) {
@@ -985,7 +995,7 @@ static void groups_free(struct groups *c)
 	mem_free(c->kinds);
 	mem_free(c->types);
 	mem_free(c->index);
-	btf_dedup_base_free(c->pb);
+	btf_dedup_base_free(c->own_pb);
 }
 
 /* Put the final pass's result in place of btf's own types. */
@@ -1074,8 +1084,14 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 	if (nt <= 2)	/* (the string phase runs on one thread then) */
 		ser += clock_now() - t;
 	fo.keep_strings = true;	/* from here on, as for the fallback */
-	if (!(c.pb = pb_new(NULL, opts, false, &err, diag)))
-		goto out;
+	/* one prepared base for every run: the caller's (the runs check it), or made here */
+	if (btf->base && opts->prepared_base) {
+		c.pb = opts->prepared_base;
+	} else {
+		if (!(c.own_pb = pb_new(btf->base, opts, false, &err, diag)))
+			goto out;
+		c.pb = c.own_pb;
+	}
 	if ((err = pool_for(nt, c.ng, group_run, &c)))
 		goto out;
 	for (gi = 0; gi < c.ng; gi++) {
@@ -1089,11 +1105,11 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 		}
 		if (c.g[gi].err)	/* bad input: the one-level run reports it with its ids */
 			goto fallback;
-		conflicts += c.g[gi].conflicts;
+		conflicts += c.g[gi].conflicts + c.g[gi].adjusts;
 	}
 	if ((err = assemble(&c)))
 		goto out;
-	if (!(f = btf_new(NULL))) {
+	if (!(f = btf_new(btf->base))) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -1129,7 +1145,7 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 			diag_clear(diag);
 		goto fallback;
 	}
-	conflicts += x.conflicts;
+	conflicts += x.conflicts + x.adjusts;
 	if ((err = check_result(&c, f, fmap, conflicts, &ok, &par)))
 		goto out;
 	if (!ok)

@@ -54,17 +54,20 @@
  * for any nr_threads.
  *
  * Two levels (groups.c, docs/parallel-dedup.md): btf_dedup() of a BTF
- * without base made of many units that repeat one another (the
- * encoder's) cuts it into groups of whole units (>= 128k types, where no
- * reference crosses but to an earlier INT/FLOAT, or from a DATASEC or
- * FUNC_PROTO), runs dedup_run() on a copy of each group on the threads,
+ * made of many units that repeat one another (the encoder's; split BTF
+ * too, each group split on the same base) cuts it into groups of whole
+ * units (>= 128k types, where no reference crosses but to an earlier
+ * INT/FLOAT or the base, or from a DATASEC or FUNC_PROTO), runs
+ * dedup_run() on a copy of each group on the threads,
  * and dedup_run() once more over what the groups kept, in input order:
  * on vmlinux 268k of 4.35M types, a 0.045 s final pass where one run's
  * serial phases took 0.45 s.  The result is libbpf's type graph (not its
  * bytes) where libbpf's own choices do not depend on its order: every
- * FWD and forward enum name has at most one definition, and no walk met
- * a hypot-map conflict.  Both are checked on the result; if either
- * fails, the input runs in one level.  Within that, a group merges only
+ * forward enum name has at most one definition, every FWD resolved among
+ * two definitions could only meet the one it became, no walk met a
+ * hypot-map conflict, and no split run pointed a base FWD at own types.
+ * All are checked on the result; if one fails, the input runs in one
+ * level.  Within that, a group merges only
  * types libbpf's equivalence merges, which is then an equivalence
  * compatible with the graph, so the groups' classes are pieces of
  * libbpf's and the final pass joins them (each class's first type stays
@@ -292,11 +295,12 @@ struct btf_dedup_base {
  * does not return.
  */
 struct dedup_ext {
-	const struct btf_dedup_base *pb;	/* trivial base shared by the runs (no base) */
+	const struct btf_dedup_base *pb;	/* prepared base shared by the runs (trivial: no base) */
 	uint32_t *map_out;		/* own id - start_id -> id after compaction, */
 					/* | MAP_CANON for the types kept */
 	uint64_t conflicts;		/* out: hypothetical-map conflicts no tolerance accepted */
 	struct u32vec *fwd_names;	/* out, if set: names of the FWDs phase 4 resolved */
+	uint64_t adjusts;		/* out: is_equiv() calls that pointed a base FWD at own types */
 };
 
 #define MAP_CANON	0x80000000u
@@ -331,6 +335,7 @@ struct dedup {
 	uint32_t *map_out;		/* struct dedup_ext */
 	struct u32vec *fwd_names;	/* struct dedup_ext */
 	uint64_t conflicts;		/* is_equiv() calls that a conflict ended */
+	uint64_t adjusts;		/* ... that pointed a base FWD at own types */
 };
 
 extern const struct btf_type void_rec;

@@ -453,8 +453,10 @@ int dedup_struct(struct dedup *d, uint32_t id)
 		if (!eq)
 			continue;
 		merge_hypot(d);
-		if (d->adjust_canon)
+		if (d->adjust_canon) {
+			d->adjusts++;
 			continue;
+		}
 		new_id = cid;
 		break;
 	}

@@ -3,7 +3,7 @@
  * Dedup of a parsed blob, as `btfc dedup` does it: base BTF alone and
  * split BTF on a small fixed base, with libbpf 1.1 or HEAD semantics
  * (and 2 threads now and then).  The result must write and parse back.
- * Base BTF also in two levels (groups of a few types): the same error or
+ * Both also in two levels (groups of a few types): the same error or
  * success, never more types, the same bytes on 1 and 2 threads.
  *
  * Input: a raw BTF blob (the same seeds as fuzz_btf).
@@ -96,49 +96,49 @@ static void one(const uint8_t *data, size_t size, const struct btf *on, unsigned
 		}
 		mem_free(sout);
 		btf_free(s);
-		/*
-		 * The two levels, every few types a group (whatever units the
-		 * references allow), on 1 and 2 threads: the one-level run's
-		 * error or success, never more types, the same bytes for both
-		 * thread counts.
-		 */
-		{
-			struct btf *t[2] = { NULL, NULL };
-			void *tout[2] = { NULL, NULL };
-			size_t tlen[2] = { 0, 0 };
-			int terr[2], k;
+	}
+	/*
+	 * The two levels, every few types a group (whatever units the
+	 * references allow; split BTF on the same base), on 1 and 2
+	 * threads: the one-level run's error or success, never more types,
+	 * the same bytes for both thread counts.
+	 */
+	{
+		struct btf *t[2] = { NULL, NULL };
+		void *tout[2] = { NULL, NULL };
+		size_t tlen[2] = { 0, 0 };
+		int terr[2], k;
 
-			for (k = 0; k < 2; k++) {
-				struct btf_dedup_opts to = o;
+		for (k = 0; k < 2; k++) {
+			struct btf_dedup_opts to = o;
 
-				to.serial_refs = false;
-				to.nr_threads = k + 1;
-				to.group_types = 1 + (variant >> 4) % 8;
-				diag_clear(&d);
-				if (btf_parse(data, size, NULL, &t[k], &d))
-					__builtin_trap();
-				diag_clear(&d);
-				terr[k] = btf_dedup(t[k], &to, &d);
-				fuzz_check_err(terr[k], &d);
-				if ((terr[k] != 0) != (err != 0)) {
-					fprintf(stderr, "two levels: error %d, one level: %d\n", terr[k], err);
-					__builtin_trap();
-				}
-				if (!terr[k] && (btf_write(t[k], &tout[k], &tlen[k], &d) ||
-						 btf_type_count(t[k]) > btf_type_count(b))) {
-					fprintf(stderr, "two levels: %u types, one level %u\n",
-						btf_type_count(t[k]), btf_type_count(b));
-					__builtin_trap();
-				}
-			}
-			if (!err && (tlen[0] != tlen[1] || memcmp(tout[0], tout[1], tlen[0]))) {
-				fprintf(stderr, "two levels: output depends on the thread count\n");
+			to.serial_refs = false;
+			to.nr_threads = k + 1;
+			to.group_types = 1 + (variant >> 4) % 8;
+			diag_clear(&d);
+			if (btf_parse(data, size, on, &t[k], &d))
+				__builtin_trap();
+			diag_clear(&d);
+			terr[k] = btf_dedup(t[k], &to, &d);
+			fuzz_check_err(terr[k], &d);
+			if ((terr[k] != 0) != (err != 0)) {
+				fprintf(stderr, "two levels: error %d, one level: %d\n", terr[k], err);
 				__builtin_trap();
 			}
-			for (k = 0; k < 2; k++) {
-				mem_free(tout[k]);
-				btf_free(t[k]);
+			if (!terr[k] && (btf_write(t[k], &tout[k], &tlen[k], &d) ||
+					 btf_type_count(t[k]) > btf_type_count(b))) {
+				fprintf(stderr, "two levels: %u types, one level %u\n",
+					btf_type_count(t[k]), btf_type_count(b));
+				__builtin_trap();
 			}
+		}
+		if (!err && (tlen[0] != tlen[1] || memcmp(tout[0], tout[1], tlen[0]))) {
+			fprintf(stderr, "two levels: output depends on the thread count\n");
+			__builtin_trap();
+		}
+		for (k = 0; k < 2; k++) {
+			mem_free(tout[k]);
+			btf_free(t[k]);
 		}
 	}
 	mem_free(out);

@@ -624,12 +624,14 @@ struct check {
 	const struct ncount *m;
 	const struct btf *f;		/* the final pass's result */
 	const uint32_t *fmap;		/* its input id - 1 -> result id | MAP_CANON */
-	uint8_t *bad;			/* per group; per chunk in the walk */
+	uint8_t *bad;			/* per group */
 	struct u32vec *amb;		/* per group: (name, kflag, definition or 0) */
 	/* the walk (below) */
 	const uint32_t *keys;		/* (name, kflag, definition) sorted */
 	size_t nkeys;
 	struct u32vec *seen;		/* per chunk: (key, side, root name) */
+	uint8_t *wbad;			/* per chunk: a walk too long (crafted input) */
+	uint8_t *kinds;			/* own id - s -> kind | KIND_KEYED (kinds_chunk()) */
 	double par;			/* wall time on the threads (--stats' serial) */
 };
 
@@ -760,6 +762,32 @@ static int walk_note(struct check *k, struct u32vec *out, uint32_t x, uint32_t r
 #define WALK_STACK 256
 #define WALK_STEPS 4096
 
+#define KIND_KEYED 0x80	/* a FWD, STRUCT or UNION with a key's name */
+
+/*
+ * Per chunk: own kinds, and which types walk_note() looks at, so that a
+ * walk reads the records of few of the types it meets.
+ */
+static int kinds_chunk(void *ctx, unsigned worker, size_t item)
+{
+	struct check *k = ctx;
+	const struct groups *c = k->c;
+	uint32_t s = c->s + (uint32_t)(item * CHUNK), end = MIN(c->n, s + CHUNK), id;
+
+	(void)worker;
+	for (id = s; id < end; id++) {
+		const struct btf_type *t = orig_rec(c, id);
+		enum btf_kind kind = btf_kind(t);
+		size_t i;
+
+		k->kinds[id - c->s] = (uint8_t)kind;
+		if ((kind == BTF_KIND_FWD || btf_is_composite_kind(kind)) &&
+		    (i = key_first(k, t->name_off)) < k->nkeys && k->keys[3 * i] == t->name_off)
+			k->kinds[id - c->s] |= KIND_KEYED;
+	}
+	return 0;
+}
+
 /*
  * Per chunk of the input: from every type but those walk_through() passes,
  * down its references through such types to the next other type; where that
@@ -774,7 +802,7 @@ static int walk_chunk(void *ctx, unsigned worker, size_t item)
 	int err;
 
 	(void)worker;
-	for (id = s; id < end && !k->bad[item]; id++) {
+	for (id = s; id < end && !k->wbad[item]; id++) {
 		struct btf_type *t = (struct btf_type *)orig_rec(c, id);
 		enum btf_kind kind = btf_kind(t);
 		unsigned f, nf = btf_id_fields(t), sp, steps;
@@ -790,16 +818,17 @@ static int walk_chunk(void *ctx, unsigned worker, size_t item)
 
 				if (x < c->s || x >= c->n)	/* void (ids were checked) */
 					continue;
-				u = (struct btf_type *)orig_rec(c, x);
-				uk = btf_kind(u);
+				uk = (enum btf_kind)(k->kinds[x - c->s] & ~KIND_KEYED);
 				if (!walk_through(uk)) {
-					if ((err = walk_note(k, &k->seen[item], x, t->name_off)))
+					if ((k->kinds[x - c->s] & KIND_KEYED) &&
+					    (err = walk_note(k, &k->seen[item], x, t->name_off)))
 						return err;
 					continue;
 				}
+				u = (struct btf_type *)orig_rec(c, x);
 				gn = btf_id_fields(u);
 				if (++steps > WALK_STEPS || sp + gn > WALK_STACK) {
-					k->bad[item] = 1;	/* (crafted input) */
+					k->wbad[item] = 1;
 					break;
 				}
 				for (g = 0; g < gn; g++)
@@ -872,6 +901,10 @@ static int check_fwds(struct check *k, bool *ok)
 		}
 		memmove(all.v + 3 * nk++, all.v + 3 * i, 3 * sizeof(*all.v));
 	}
+	if (!nk) {	/* every one left unresolved */
+		err = 0;
+		goto out;
+	}
 	k->keys = all.v;
 	k->nkeys = nk;
 	/* a rival of D's shape */
@@ -891,15 +924,18 @@ static int check_fwds(struct check *k, bool *ok)
 		}
 	}
 	if (!(k->seen = mem_array(nchunks, sizeof(*k->seen))) ||
-	    !(k->bad = mem_array(nchunks, 1)))
+	    !(k->wbad = mem_array(nchunks, 1)))
 		goto out;
 	k->par -= clock_now();
-	err = pool_for(c->nt, nchunks, walk_chunk, k);
+	if (!(k->kinds = mem_alloc(c->n - c->s)))
+		goto out;
+	if (!(err = pool_for(c->nt, nchunks, kinds_chunk, k)))
+		err = pool_for(c->nt, nchunks, walk_chunk, k);
 	k->par += clock_now();
 	if (err)
 		goto out;
 	for (i = 0; i < nchunks; i++)
-		*ok &= !k->bad[i];
+		*ok &= !k->wbad[i];
 	for (i = 0; i < nk && *ok; i++) {
 		size_t x = 0, y = 0;
 
@@ -919,27 +955,31 @@ out:
 	for (i = 0; k->seen && i < nchunks; i++)
 		mem_free(k->seen[i].v);
 	mem_free(k->seen);
-	k->seen = NULL;
+	mem_free(k->wbad);
+	mem_free(k->kinds);
 	mem_free(all.v);
 	mem_free(a.v);
 	mem_free(b.v);
 	return err;
 }
 
-/* ok: the result is libbpf's graph; *par: the wall time the check ran on the threads */
+/*
+ * ok: the result is libbpf's graph; stops: the runs' is_equiv() calls that
+ * a conflict ended or that pointed a base FWD at own types; *par: the
+ * wall time the check ran on the threads.
+ */
 static int check_result(struct groups *c, const struct btf *f, const uint32_t *fmap,
-			uint64_t conflicts, bool *ok, double *par)
+			uint64_t stops, bool *ok, double *par)
 {
 	struct ncount m = { 0 };
 	struct check k = { .c = c, .m = &m, .f = f, .fmap = fmap };
-	uint8_t *bad;
 	uint32_t gi;
 	int err;
 
-	*ok = conflicts == 0;
+	*ok = stops == 0;
 	if (!*ok)
 		return 0;
-	bad = k.bad = mem_array(c->ng, 1);
+	k.bad = mem_array(c->ng, 1);
 	k.amb = mem_array(c->ng, sizeof(*k.amb));
 	if (!k.bad || !k.amb || (err = ncount_build(&m, f))) {
 		err = -ENOMEM;
@@ -952,17 +992,14 @@ static int check_result(struct groups *c, const struct btf *f, const uint32_t *f
 		goto out;
 	for (gi = 0; gi < c->ng; gi++)
 		*ok &= !k.bad[gi];
-	if (*ok) {
-		k.bad = NULL;
+	if (*ok)
 		err = check_fwds(&k, ok);
-		mem_free(k.bad);
-	}
 out:
 	*par = k.par;
 	for (gi = 0; k.amb && gi < c->ng; gi++)
 		mem_free(k.amb[gi].v);
 	mem_free(k.amb);
-	mem_free(bad);
+	mem_free(k.bad);
 	mem_free(m.key);
 	mem_free(m.comp);
 	mem_free(m.full);
@@ -1048,7 +1085,7 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 	double t0 = clock_now(), t = t0, ser = 0;	/* ser: wall of one-thread steps */
 	double par = 0;		/* the check's on the threads */
 	size_t nchunks = (c.n - c.s + CHUNK - 1) / CHUNK;
-	uint64_t conflicts = 0;
+	uint64_t conflicts = 0, adjusts = 0;
 	bool ok;
 	int err;
 
@@ -1105,7 +1142,8 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 		}
 		if (c.g[gi].err)	/* bad input: the one-level run reports it with its ids */
 			goto fallback;
-		conflicts += c.g[gi].conflicts + c.g[gi].adjusts;
+		conflicts += c.g[gi].conflicts;
+		adjusts += c.g[gi].adjusts;
 	}
 	if ((err = assemble(&c)))
 		goto out;
@@ -1145,8 +1183,9 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 			diag_clear(diag);
 		goto fallback;
 	}
-	conflicts += x.conflicts + x.adjusts;
-	if ((err = check_result(&c, f, fmap, conflicts, &ok, &par)))
+	conflicts += x.conflicts;
+	adjusts += x.adjusts;
+	if ((err = check_result(&c, f, fmap, conflicts + adjusts, &ok, &par)))
 		goto out;
 	if (!ok)
 		goto fallback;

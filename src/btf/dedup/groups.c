@@ -645,9 +645,12 @@ static uint32_t result_of(const struct check *k, uint32_t x)
 
 /*
  * A group's FWDs and forward enums whose name ends with two definitions
- * (two STRUCT/UNIONs; two full enums).  A forward enum resolved to one is
- * a choice libbpf makes by its order: the group is bad.  A FWD is noted
- * with what it became, for check_fwds(); one left unresolved is no choice
+ * (two STRUCT/UNIONs; two full enums; the base's count).  A forward enum
+ * resolved to one is a choice libbpf makes by its order: the group is bad.
+ * So is a FWD resolved by its group's unique-name phase (no pairing made
+ * it: libbpf's pass need not resolve it), or in split BTF (check_fwds()
+ * walks no base).  Any other FWD is noted with what it became, for
+ * check_fwds(); one left unresolved is no choice
  * (a struct holding it met every definition-holding struct of its shape in
  * the final pass, the groups' survivors of each class in one hash bucket,
  * and merged with none, and so it does in libbpf's one pass).
@@ -675,9 +678,9 @@ static int check_group(void *ctx, unsigned worker, size_t item)
 		if (is_enum) {
 			k->bad[item] = btf_vlen(r) != 0;
 		} else if (btf_kind(r) != BTF_KIND_FWD &&
-			   (k->c->btf->base ||	/* (check_fwds() walks no base) */
+			   (k->c->btf->base ||
 			    (g->fwd4.n && bsearch(&name, g->fwd4.v, g->fwd4.n, sizeof(name), cmp_u32)))) {
-			k->bad[item] = 1;	/* by the group's unique-name phase, or split BTF */
+			k->bad[item] = 1;
 		} else if (u32vec_push(&k->amb[item], name) ||
 			   u32vec_push(&k->amb[item], btf_kflag(t)) ||
 			   u32vec_push(&k->amb[item], btf_kind(r) == BTF_KIND_FWD ? 0 : rid)) {

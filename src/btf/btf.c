@@ -609,46 +609,8 @@ struct btf_type *btf_last_type_mut(struct btf *btf)
 	return btf->nr_types ? last_type(btf) : NULL;
 }
 
-struct index_work {
-	const uint32_t *types;
-	size_t nwords;
-	uint32_t nr;
-	const struct btf_mark *marks;
-	size_t nmarks;
-	uint32_t *index;
-};
-
-/* Index the records from mark i to the next (or the end). */
-static int index_span(void *ctx, unsigned worker, size_t i)
-{
-	const struct index_work *x = ctx;
-	const struct btf_mark *m = x->marks;
-	uint32_t id = i ? m[i - 1].idx : 0;
-	uint32_t end = i < x->nmarks ? m[i].idx : x->nr;
-	size_t off = i ? m[i - 1].off : 0;
-	size_t stop = i < x->nmarks ? m[i].off : x->nwords;
-
-	(void)worker;
-	/* The builder appended every record whole: sizes follow from the headers. */
-	for (; id < end; id++) {
-		if (off >= stop)
-			return -EINVAL;
-		x->index[id] = (uint32_t)off;
-		off += btf_type_size((const struct btf_type *)(x->types + off)) / 4;
-	}
-	return off == stop ? 0 : -EINVAL;	/* a mark that is not a record start */
-}
-
-int btf_index_records(const uint32_t *types, size_t nwords, uint32_t nr,
-		      const struct btf_mark *marks, size_t nmarks, unsigned jobs, uint32_t *index)
-{
-	struct index_work x = { types, nwords, nr, marks, nmarks, index };
-
-	return pool_for(jobs, nmarks + 1, index_span, &x);
-}
-
 int btf_from_parts(const struct btf *base, struct btf_parts *parts, enum btf_endian e,
-		   unsigned jobs, struct btf **out, struct diag *d)
+		   struct btf **out, struct diag *d)
 {
 	struct btf *btf;
 	int err = 0;
@@ -665,20 +627,12 @@ int btf_from_parts(const struct btf *base, struct btf_parts *parts, enum btf_end
 	btf->endian = e;
 	btf->index = parts->index;
 	btf->index_cap = parts->index_cap;
-	if (!btf->index) {
-		btf->index_cap = MAX(btf->nr_types, 1u);
-		if (!(btf->index = mem_array(btf->index_cap, sizeof(*btf->index))))
-			err = diag_err(d, ENOMEM, "out of memory indexing %u types", btf->nr_types);
-		else if (mem_tag(btf->index, "type index"), btf_index_records(btf->types, btf->types_len, btf->nr_types, parts->marks,
-					   parts->nmarks, jobs, btf->index))
-			err = diag_err(d, EINVAL, "indexing %u types: record sizes disagree",
-				       btf->nr_types);
-	}
+	if (!btf->index && btf->nr_types)
+		err = diag_err(d, EINVAL, "%u types without their index", btf->nr_types);
 	if (!err && btf->nr_types)
 		btf->last_type_kind = (int)btf_kind(btf_type_by_id(btf, btf_type_count(btf) - 1));
 	if (!err && parts->base_strs_unmatched)
 		err = resolve_base_strs(btf, d);
-	mem_free(parts->marks);
 	memset(parts, 0, sizeof(*parts));
 	if (err) {
 		btf_free(btf);

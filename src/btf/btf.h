@@ -393,39 +393,27 @@ struct btf_type *btf_last_type_mut(struct btf *btf);
 /*
  * What a builder outside btf/ appended (the encoder, encode/builder.c):
  * nr records whole, in id order, host order, in types (nwords words of
- * cap); the own string section their offsets point into; a mark (own id
- * - start id, word offset) every so many records, where the index build
- * starts a worker.  base_strs_unmatched: strings were added without
+ * cap), with their id index; the own string section their offsets point
+ * into.  base_strs_unmatched: strings were added without
  * looking at the base (which had no string index); btf_from_parts() maps
  * every own string the base also has to the base's offset, as adding
  * with the base's index would have (the nearest level's first copy).
  */
-struct btf_mark { uint32_t idx; size_t off; };
 struct btf_parts {
 	uint32_t *types;
 	size_t nwords, cap;
 	uint32_t nr;
-	struct btf_mark *marks;
-	size_t nmarks;
-	uint32_t *index;		/* the id index if the builder made one (else built here) */
+	uint32_t *index;		/* the id index (may be NULL without records) */
 	size_t index_cap;
 	struct strset strs;
 	bool base_strs_unmatched;
 };
 /*
- * The id index (own id - start id -> word offset) of nr whole records in
- * types[0, nwords), on up to jobs threads, one from each mark; 0, or
- * -EINVAL if a mark or the end is not a record boundary.
- */
-int btf_index_records(const uint32_t *types, size_t nwords, uint32_t nr,
-		      const struct btf_mark *marks, size_t nmarks, unsigned jobs, uint32_t *index);
-/*
  * A BTF on base (may be NULL) that takes over parts' arrays (parts is
- * left empty, to free), in byte order e, its id index built on up to jobs
- * threads.  0 or -errno with d set.
+ * left empty, to free), in byte order e.  0 or -errno with d set.
  */
 int btf_from_parts(const struct btf *base, struct btf_parts *parts, enum btf_endian e,
-		   unsigned jobs, struct btf **out, struct diag *d);
+		   struct btf **out, struct diag *d);
 /* Size in bytes of a whole record (header included). */
 static inline size_t btf_type_size(const struct btf_type *t)
 {

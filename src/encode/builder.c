@@ -6,9 +6,6 @@
 #include "base/mem.h"
 #include "encode/builder.h"
 
-/* Records between the marks the index build starts its workers at. */
-#define MARK_STEP 65536
-
 int encb_init(struct enc_builder *b, const struct btf *base)
 {
 	memset(b, 0, sizeof(*b));
@@ -23,7 +20,6 @@ int encb_init(struct enc_builder *b, const struct btf *base)
 void encb_free(struct enc_builder *b)
 {
 	mem_free(b->p.types);
-	mem_free(b->p.marks);
 	mem_free(b->p.index);
 	strset_free(&b->p.strs);
 	memset(b, 0, sizeof(*b));
@@ -96,15 +92,8 @@ static int64_t reserve(struct enc_builder *b, size_t nwords, size_t nrecs)
 	if ((uint64_t)encb_count(b) + nrecs > 0x7fffffff)
 		return diag_err(&b->err, E2BIG, "too many types (%u)", encb_count(b));
 	if (VEC_RESERVE_TAG(p->types, p->cap, off + nwords, "merged types") ||
-	    (p->index && VEC_RESERVE_TAG(p->index, p->index_cap, p->nr + nrecs, "type index")))
+	    VEC_RESERVE_TAG(p->index, p->index_cap, p->nr + nrecs, "type index"))
 		return diag_err(&b->err, ENOMEM, "out of memory adding type %u", encb_count(b));
-	if (!p->index && p->nr >= (p->nmarks + 1) * MARK_STEP) {
-		if (VEC_RESERVE(p->marks, b->marks_cap, p->nmarks + 1))
-			return diag_err(&b->err, ENOMEM, "out of memory adding type %u",
-					encb_count(b));
-		p->marks[p->nmarks].idx = p->nr;
-		p->marks[p->nmarks++].off = off;
-	}
 	return (int64_t)off;
 }
 
@@ -113,18 +102,15 @@ int encb_add_raw_n(struct enc_builder *b, const uint32_t *words, size_t nwords,
 {
 	uint32_t first = encb_count(b);
 	int64_t off;
+	size_t k;
 
 	if (!n || nwords < 3 * n || offs[n - 1] - offs[0] + 3 > nwords)
 		return diag_err(&b->err, EINVAL, "raw records: %zu in %zu words", n, nwords);
 	if ((off = reserve(b, nwords, n)) < 0)
 		return (int)off;
 	memcpy(b->p.types + off, words, nwords * 4);
-	if (b->p.index) {
-		size_t k;
-
-		for (k = 0; k < n; k++)
-			b->p.index[b->p.nr + k] = (uint32_t)((size_t)off + offs[k] - offs[0]);
-	}
+	for (k = 0; k < n; k++)
+		b->p.index[b->p.nr + k] = (uint32_t)((size_t)off + offs[k] - offs[0]);
 	b->p.nr += (uint32_t)n;
 	b->p.nwords = (size_t)off + nwords;
 	*at = b->p.types + off;
@@ -187,24 +173,6 @@ int encb_add_datasec(struct enc_builder *b, const char *name, uint32_t size,
 	return id;
 }
 
-int encb_index(struct enc_builder *b, unsigned jobs)
-{
-	struct btf_parts *p = &b->p;
-
-	if (p->index)
-		return 0;
-	p->index_cap = p->nr ? p->nr : 1;
-	if (!(p->index = mem_array(p->index_cap, sizeof(*p->index))))
-		return diag_err(&b->err, ENOMEM, "out of memory indexing %u types", p->nr);
-	mem_tag(p->index, "type index");
-	if (btf_index_records(p->types, p->nwords, p->nr, p->marks, p->nmarks, jobs, p->index))
-		return diag_err(&b->err, EINVAL, "indexing %u types: record sizes disagree", p->nr);
-	mem_free(p->marks);
-	p->marks = NULL;
-	p->nmarks = b->marks_cap = 0;
-	return 0;
-}
-
 const struct btf_type *encb_type_by_id(const struct enc_builder *b, uint32_t id)
 {
 	static const struct btf_type void_type;
@@ -212,7 +180,7 @@ const struct btf_type *encb_type_by_id(const struct enc_builder *b, uint32_t id)
 	if (id < b->start_id)
 		return b->base ? btf_type_by_id(b->base, id) : id ? NULL : &void_type;
 	id -= b->start_id;
-	if (id >= b->p.nr || !b->p.index)
+	if (id >= b->p.nr)
 		return NULL;
 	return (const struct btf_type *)(b->p.types + b->p.index[id]);
 }
@@ -224,8 +192,7 @@ const char *encb_name(const struct enc_builder *b, uint32_t off)
 	return strset_get(&b->p.strs, off - b->start_str_off);
 }
 
-int encb_finish(struct enc_builder *b, enum btf_endian e, unsigned jobs, struct btf **out,
-		struct diag *d)
+int encb_finish(struct enc_builder *b, enum btf_endian e, struct btf **out, struct diag *d)
 {
 	int err;
 
@@ -233,7 +200,7 @@ int encb_finish(struct enc_builder *b, enum btf_endian e, unsigned jobs, struct 
 		*d = b->err;
 		return -b->err.code;
 	}
-	err = btf_from_parts(b->base, &b->p, e, jobs, out, d);
+	err = btf_from_parts(b->base, &b->p, e, out, d);
 	encb_free(b);
 	return err;
 }

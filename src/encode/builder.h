@@ -2,12 +2,11 @@
 /*
  * The encoder's BTF under construction: what the merge appends (records
  * whole, in id order), the strings the workers intern, and the functions
- * and DATASECs the policies add at the end.  No id index while the units
- * merge (a kernel image's would be 17 MB at the moment its conversion
- * holds the most memory); a mark every 64k records lets it be built on
- * threads once the conversion's memory is gone (encb_index, for the
- * 1.30/1.31 prototype checks; else at the hand-over).  encb_finish hands
- * the parts to btf/ (btf_from_parts), which dedups them next.
+ * and DATASECs the policies add at the end, with the id index kept as
+ * they land (the merge knows each record's offset; a pass over the
+ * records afterwards cost more CPU than the index's pages: 18 MB for a
+ * kernel image, docs/internals.md).  encb_finish hands the parts to btf/
+ * (btf_from_parts), which dedups them next.
  *
  * Strings: a kernel image's section starts as a copy of .debug_str
  * (encb_seed_strs: a name there takes its offset from its position); a
@@ -24,8 +23,7 @@
 struct enc_builder {
 	const struct btf *base;
 	uint32_t start_id, start_str_off;
-	struct btf_parts p;		/* p.index: after encb_index() */
-	size_t marks_cap;
+	struct btf_parts p;
 	struct diag err;		/* first error */
 };
 
@@ -58,9 +56,7 @@ int encb_add_decl_tag(struct enc_builder *b, const char *value, uint32_t type, i
 /* DATASEC name of size bytes with n entries; its id or -errno. */
 int encb_add_datasec(struct enc_builder *b, const char *name, uint32_t size,
 		     const struct btf_var_secinfo *si, size_t n);
-/* Build the id index on jobs threads; later appends keep it.  0 or -errno. */
-int encb_index(struct enc_builder *b, unsigned jobs);
-/* Type by id, after encb_index() (base ids always); void for 0, NULL out of range. */
+/* Type by id (the base's too); void for 0, NULL out of range. */
 const struct btf_type *encb_type_by_id(const struct enc_builder *b, uint32_t id);
 /* String at a logical offset (the base's below its end), NULL if invalid. */
 const char *encb_name(const struct enc_builder *b, uint32_t off);
@@ -72,7 +68,6 @@ static inline const struct diag *encb_error(const struct enc_builder *b)
 	return b->err.code ? &b->err : NULL;
 }
 /* Hand the parts over: a BTF in byte order e, its index built on jobs threads. */
-int encb_finish(struct enc_builder *b, enum btf_endian e, unsigned jobs, struct btf **out,
-		struct diag *d);
+int encb_finish(struct enc_builder *b, enum btf_endian e, struct btf **out, struct diag *d);
 
 #endif

@@ -715,9 +715,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		mem_cache_set_limit(keep, 0);	/* from here on it only hands them out */
 	}
 	enc_phase(o, "index");
-	/* 1.30/1.31 judge prototypes type by type: they need the id index */
-	if (o->compat != ENC_COMPAT_124 &&
-	    !(err = encb_index(&r.out, jobs)))
+	/* 1.30/1.31 judge prototypes type by type (the builder's id index) */
+	if (o->compat != ENC_COMPAT_124)
 		err = fpol_emit(&r.pol, &r.out, &st->funcs, d);
 	fpol_free(&r.pol);	/* before dedup's peak */
 	if (!err)
@@ -739,7 +738,7 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 		goto out;
 	}
 	if ((err = encb_finish(&r.out, belf_big_endian(in->elf) ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN,
-			       jobs, &bt, d)))
+			       &bt, d)))
 		goto out;
 	/*
 	 * libbpf's string order (pahole's bytes): first references in the

@@ -178,7 +178,7 @@ int fpol_save(struct fpolicy *p, const struct frag_func *ff, const uint32_t *pro
 	      size_t proto_words, const uint32_t *tags, size_t tag_words);
 /*
  * Judge each name's instances as pahole does, drop what it drops, emit the
- * rest in name order (out's id index built: encb_index); counts them in
+ * rest in name order (by out's id index); counts them in
  * *nfuncs.
  */
 int fpol_emit(struct fpolicy *p, struct enc_builder *out, uint64_t *nfuncs, struct diag *d);

@@ -138,8 +138,7 @@ int btf_encode_unit(struct dwarf_input *in, size_t i, const struct enc_opts *o, 
 			       encb_error(&b) ? encb_error(&b)->msg : strerror(-err));
 		goto out;
 	}
-	err = encb_finish(&b, belf_big_endian(in->elf) ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN, 1,
-			  out, d);
+	err = encb_finish(&b, belf_big_endian(in->elf) ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN, out, d);
 out:
 	cu_frag_free(&f);
 	enc_worker_free(w);

@@ -73,8 +73,8 @@ TEST(builder_appends_and_hands_over_the_same_types)
 	CHECK_EQ_U(encb_count(&bm), n + 1);
 	bm.err.code = 0;	/* the refusals above set the first error */
 	diag_clear(&d);
-	REQUIRE(encb_finish(&bm, btf_host_endian(), 2, &many, &d) == 0);
-	REQUIRE(encb_finish(&bo, btf_host_endian(), 1, &one, &d) == 0);
+	REQUIRE(encb_finish(&bm, btf_host_endian(), &many, &d) == 0);
+	REQUIRE(encb_finish(&bo, btf_host_endian(), &one, &d) == 0);
 	CHECK_EQ_U(btf_type_count(many), btf_type_count(src));
 	CHECK_EQ_U(many->types_len, src->types_len);
 	CHECK(!memcmp(many->types, src->types, src->types_len * 4));
@@ -91,8 +91,8 @@ TEST(builder_appends_and_hands_over_the_same_types)
 	btf_free(one);
 }
 
-/* Many records: the marks split the index build, on two threads, and it is the plain one. */
-TEST(builder_index_built_in_parallel_from_marks)
+/* Many records: the index kept as they land is the plain one, and appends keep it. */
+TEST(builder_index_kept_as_records_land)
 {
 	struct btf *plain = btf_new(NULL), *out = NULL;
 	struct enc_builder b;
@@ -117,8 +117,6 @@ TEST(builder_index_built_in_parallel_from_marks)
 
 		REQUIRE(encb_add_raw(&b, t, btf_type_size(t)) == (int)i);
 	}
-	CHECK(b.p.nmarks >= 2);
-	REQUIRE(encb_index(&b, 2) == 0);	/* as 1.30/1.31 need it before the hand-over */
 	CHECK(encb_type_by_id(&b, 150000) == btf_type_by_id(plain, 150000) ||
 	      !memcmp(encb_type_by_id(&b, 150000), btf_type_by_id(plain, 150000), 12));
 	CHECK(encb_type_by_id(&b, 0) != NULL && encb_type_by_id(&b, 999999) == NULL);
@@ -126,7 +124,7 @@ TEST(builder_index_built_in_parallel_from_marks)
 		(int)btf_type_count(plain));	/* appends keep the index */
 	CHECK_STR(encb_name(&b, encb_type_by_id(&b, btf_type_count(plain))->name_off), "after");
 	diag_clear(&d);
-	REQUIRE(encb_finish(&b, btf_host_endian(), 2, &out, &d) == 0);
+	REQUIRE(encb_finish(&b, btf_host_endian(), &out, &d) == 0);
 	for (i = 0; i < plain->nr_types; i++)
 		bad += out->index[i] != plain->index[i];
 	CHECK_EQ_U(bad, 0);
@@ -173,7 +171,7 @@ TEST(builder_unmatched_base_strings_match_indexed)
 		REQUIRE(encb_add_raw(&eb, &r.t, sizeof(r)) > 0);
 	}
 	diag_clear(&d);
-	REQUIRE(encb_finish(&eb, btf_host_endian(), 1, &b, &d) == 0);
+	REQUIRE(encb_finish(&eb, btf_host_endian(), &b, &d) == 0);
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		const struct btf_type *ta = btf_type_by_id(a, btf_start_id(a) + (uint32_t)i);
 		const struct btf_type *tb = btf_type_by_id(b, btf_start_id(b) + (uint32_t)i);

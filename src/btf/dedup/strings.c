@@ -64,13 +64,16 @@ str_layout(const struct btf_type *t, unsigned *first, unsigned *stride, unsigned
  *   4. (parallel) every reference is rewritten from first[], which now
  *      holds new offset + 1.
  * The serial step does one string-set insertion per distinct old offset
- * instead of one per reference.
+ * instead of one per reference.  On one thread (strs_first_serial()) the
+ * first store to a slot is the first reference: the offsets are listed in
+ * that order as they are met, with no pass over first[] and no sort.
  */
 struct strs {
 	struct dedup *d;
 	uint32_t nchunks;
 	uint64_t *chunk_refs;		/* refs per chunk, then first ref number */
 	uint32_t *first;		/* per own string byte (see above) */
+	struct u32vec order;		/* one thread: the offsets in first-reference order */
 };
 
 /* An own record, writable (btf_dedup() made the types so at its start). */
@@ -152,8 +155,11 @@ static int strs_first_serial(struct strs *c)
 
 		if (seq == 0xffffffffu)
 			return diag_err(d->d, E2BIG, "dedup: more than %u string references", seq - 1);
-		if (!*slot)
+		if (!*slot) {
 			*slot = seq;
+			if (u32vec_push(&c->order, *p - start))
+				return -ENOMEM;
+		}
 		seq++;
 	})
 	return 0;
@@ -349,19 +355,24 @@ int dedup_strings(struct dedup *d)
 		}
 		if ((err = pool_for(d->nthreads, c.nchunks, strs_first, &c)))
 			goto out;
+		/* the referenced offsets, sorted by first reference */
+		for (off = 0; off < len; off++)
+			nkeys += c.first[off] != 0;
+		keys = mem_alloc(MAX(nkeys, 1) * sizeof(*keys));
+		tmp = mem_alloc(MAX(nkeys, 1) * sizeof(*tmp));
+		if (!keys || !tmp || VEC_RESERVE(c.order.v, c.order.cap, nkeys)) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (off = 0, i = 0; off < len; off++)
+			if (c.first[off])
+				keys[i++] = (uint64_t)c.first[off] << 32 | off;
+		radix_sort64(keys, tmp, nkeys, 32, 33);
+		for (i = 0; i < nkeys; i++)
+			c.order.v[i] = (uint32_t)keys[i];
+		c.order.n = nkeys;
 	}
-	for (off = 0; off < len; off++)
-		nkeys += c.first[off] != 0;
-	keys = mem_alloc(MAX(nkeys, 1) * sizeof(*keys));
-	tmp = mem_alloc(MAX(nkeys, 1) * sizeof(*tmp));
-	if (!keys || !tmp) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (off = 0, i = 0; off < len; off++)
-		if (c.first[off])
-			keys[i++] = (uint64_t)c.first[off] << 32 | off;
-	radix_sort64(keys, tmp, nkeys, 32, 33);
+	nkeys = c.order.n;
 
 	if (d->pb && d->pb->strs_ready) {	/* the prepared base's lookups */
 		bs = d->pb->bs;
@@ -392,7 +403,7 @@ int dedup_strings(struct dedup *d)
 	}
 	ns_ok = true;
 	for (i = 0; i < nkeys; i++) {
-		uint32_t o = (uint32_t)keys[i];
+		uint32_t o = c.order.v[i];
 		const char *s = btf->strs.data + o;
 		int64_t n = -ENOENT;
 
@@ -420,6 +431,7 @@ out:
 	mem_free(tmp);
 	mem_free(c.chunk_refs);
 	mem_free(c.first);
+	mem_free(c.order.v);
 	for (i = 0; bs == lbs && i < nb; i++)
 		if (lbs[i].own)
 			strset_free(&lbs[i].priv);

@@ -270,6 +270,16 @@ static size_t rent_size(const struct belf *e, const struct belf_section *rs)
 	return (e->cls == 64 ? 8 : 4) * (rs->type == SHT_RELA ? 3 : 2);
 }
 
+/* Entry i's symbol is one of the file's: 0, or -EINVAL with the reason. */
+static int rel_sym_check(const struct belf *e, const struct belf_section *rs, size_t i,
+			 const struct rent *r, struct diag *d)
+{
+	if (r->sym < e->nsyms)
+		return 0;
+	return diag_err(d, EINVAL, "%s: section '%s': relocation %zu refers to symbol %llu of %zu",
+			e->path, rs->name, i, (unsigned long long)r->sym, e->nsyms);
+}
+
 /*
  * The checks of entry i (type, then target range, then symbol) on a
  * target of len bytes: 0 with its kind in *ki (RK_NONE: nothing to do),
@@ -305,11 +315,7 @@ static int rel_check(struct belf *e, const struct belf_section *rs, size_t i,
 		return diag_err(d, EINVAL,
 				"%s: section '%s': relocation %zu offset 0x%llx outside the %zu-byte target",
 				e->path, rs->name, i, (unsigned long long)r->off, len);
-	if (r->sym >= e->nsyms)
-		return diag_err(d, EINVAL,
-				"%s: section '%s': relocation %zu refers to symbol %llu of %zu",
-				e->path, rs->name, i, (unsigned long long)r->sym, e->nsyms);
-	return 0;
+	return rel_sym_check(e, rs, i, r, d);
 }
 
 /*
@@ -357,10 +363,8 @@ static int rel_one(struct belf *e, const struct belf_section *rs, size_t i, bool
 			return diag_err(d, EINVAL,
 					"%s: section '%s': relocation %zu offset 0x%llx is not at a ULEB128 of the %zu-byte target",
 					e->path, rs->name, i, (unsigned long long)r->off, len);
-		if (r->sym >= e->nsyms)
-			return diag_err(d, EINVAL,
-					"%s: section '%s': relocation %zu refers to symbol %llu of %zu",
-					e->path, rs->name, i, (unsigned long long)r->sym, e->nsyms);
+		if ((err = rel_sym_check(e, rs, i, r, d)))
+			return err;
 		s = sym_addr(e, r->sym);
 		v = ki.kind == RK_SET_ULEB ? s + r->add
 		    : ki.kind == RK_SUB_ULEB ? v - s - r->add : v + s + r->add;

@@ -738,15 +738,16 @@ static size_t key_first(const struct check *k, uint32_t name)
 	return lo;
 }
 
-/* Own id x met by a walk from root: note it when it is a FWD or a rival definition of a key. */
+/*
+ * Own id x (a FWD, STRUCT or UNION with a key's name: KIND_KEYED) met by a
+ * walk from root: note it when it is a key's FWD or rival definition.
+ */
 static int walk_note(struct check *k, struct u32vec *out, uint32_t x, uint32_t root)
 {
 	const struct btf_type *t = orig_rec(k->c, x);
 	enum btf_kind kind = btf_kind(t);
 	size_t i;
 
-	if (kind != BTF_KIND_FWD && !btf_is_composite_kind(kind))
-		return 0;
 	for (i = key_first(k, t->name_off); i < k->nkeys && k->keys[3 * i] == t->name_off; i++) {
 		const uint32_t *key = k->keys + 3 * i;
 		uint32_t side;

@@ -297,41 +297,34 @@ def bench_generic(a):
     tmp = tempfile.mkdtemp(prefix="btfc-bench-generic.", dir=shm)
     out, pout = os.path.join(tmp, "b.btf"), os.path.join(tmp, "p.btf")
     print(f"generic kernel {g} (medians of {a.runs}; peak RSS the largest run's)")
-    for rel in GIANTS:
-        m = next((p for p in paths if p.endswith("/" + rel)), None)
-        if not m:
-            print(f"  {rel}: not in the corpus")
-            continue
-        runs = [
-            ("pahole -J --btf_base", ["pahole", "-J", "--btf_gen_floats", "--lang_exclude=rust",
-                                      "--btf_base", vbtf, "--btf_encode_detached=" + pout, m]),
-            ("btfc encode -j2 --base", [a.btfc, "encode", "-j2", "--base", vbtf, m, "-o", out]),
-        ]
-        print(f"  {os.path.basename(m)} ({os.path.getsize(m) >> 20} MiB)")
+
+    def versus(f, pahole_cmd, btfc_cmd, btfc_name, shipped, base=None):
+        """pahole and btfc on f side by side; the ratios; btfc's output against shipped."""
+        runs = [(pahole_cmd[0], pahole_cmd[1]), (btfc_name, btfc_cmd)]
+        print(f"  {os.path.basename(f)} ({os.path.getsize(f) >> 20} MiB)")
         res = []
         for (name, _), (wall, cpu, rss, _) in zip(runs, side_by_side([c for _, c in runs], a.runs)):
             res.append((wall, rss))
             row(name, wall, cpu, rss)
         (pw, pr), (bw, br) = res
-        shipped = os.path.join(g, "btf", m.split("/lib/modules/", 1)[1].split("/", 1)[1] + ".btf")
-        eq = "EQUAL" if graph_equal(a, out, shipped, vbtf) else "DIFFERENT"
+        eq = "EQUAL" if graph_equal(a, out, shipped, base) else "DIFFERENT"
         print(f"  ratio pahole/btfc wall: {pw / bw:5.2f}x   peak RSS btfc/pahole: {br / pr:5.2f}"
               f"    (target <= 0.5); graph vs shipped BTF: {eq}")
+
+    for rel in GIANTS:
+        m = next((p for p in paths if p.endswith("/" + rel)), None)
+        if not m:
+            print(f"  {rel}: not in the corpus")
+            continue
+        shipped = os.path.join(g, "btf", m.split("/lib/modules/", 1)[1].split("/", 1)[1] + ".btf")
+        versus(m, ("pahole -J --btf_base", ["pahole", "-J", "--btf_gen_floats", "--lang_exclude=rust",
+                                            "--btf_base", vbtf, "--btf_encode_detached=" + pout, m]),
+               [a.btfc, "encode", "-j2", "--base", vbtf, m, "-o", out], "btfc encode -j2 --base",
+               shipped, vbtf)
     v = os.path.join(g, "vmlinux")
-    runs = [
-        ("pahole -J -j --btf_gen_floats", ["pahole", "-J", "-j", "--btf_gen_floats",
-                                           "--lang_exclude=rust", "--btf_encode_detached=" + pout, v]),
-        ("btfc encode -j2", [a.btfc, "encode", "-j2", v, "-o", out]),
-    ]
-    print(f"  vmlinux ({os.path.getsize(v) >> 20} MiB)")
-    res = []
-    for (name, _), (wall, cpu, rss, _) in zip(runs, side_by_side([c for _, c in runs], a.runs)):
-        res.append((wall, rss))
-        row(name, wall, cpu, rss)
-    (pw, pr), (bw, br) = res
-    eq = "EQUAL" if graph_equal(a, out, vbtf) else "DIFFERENT"
-    print(f"  ratio pahole/btfc wall: {pw / bw:5.2f}x   peak RSS btfc/pahole: {br / pr:5.2f}"
-          f"    (target <= 0.5); graph vs shipped BTF: {eq}")
+    versus(v, ("pahole -J -j --btf_gen_floats", ["pahole", "-J", "-j", "--btf_gen_floats",
+                                                 "--lang_exclude=rust", "--btf_encode_detached=" + pout, v]),
+           [a.btfc, "encode", "-j2", v, "-o", out], "btfc encode -j2", vbtf)
     bdir = os.path.join(tmp, "batch")
     os.mkdir(bdir)
     wall, cpu, rss, _ = timed([a.btfc, "encode", "-j2", "--base", vbtf, "--list", mods, "-o", bdir],

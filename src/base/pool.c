@@ -123,7 +123,9 @@ struct pipe_run {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	size_t next, consumed;
-	bool stop;
+	unsigned waiting;		/* threads in pthread_cond_wait */
+	bool consuming, stop;
+	int err;			/* consume's first failure */
 	unsigned char *done;
 };
 
@@ -132,29 +134,58 @@ struct pipe_arg {
 	unsigned worker;
 };
 
+/*
+ * A worker, the calling thread among them: consume what is next in order
+ * and done, unless another thread is consuming (it looks again when it is
+ * through), then take the next item.  Whoever marks an item done or ends
+ * a consume looks for the next one, so every item is consumed once its
+ * predecessors are, and a thread waits (on the window) only while another
+ * converts or consumes the oldest item and so will wake it.  No thread of
+ * its own for the consumer: on N cores that was N + 1 runnable threads
+ * and two wake-ups per item (vmlinux: 2,401 units, 5.3k context switches).
+ */
 static void *pipe_worker(void *p)
 {
 	struct pipe_arg *a = p;
 	struct pipe_run *r = a->run;
 
+	pthread_mutex_lock(&r->lock);
 	for (;;) {
 		size_t i;
 
-		pthread_mutex_lock(&r->lock);
-		while (!r->stop && r->next < r->n && r->next >= r->consumed + r->window)
-			pthread_cond_wait(&r->cond, &r->lock);
-		if (r->stop || r->next >= r->n) {
+		while (!r->consuming && !r->stop && r->consumed < r->n && r->done[r->consumed]) {
+			int err;
+
+			i = r->consumed;
+			r->consuming = true;
 			pthread_mutex_unlock(&r->lock);
-			return NULL;
+			err = r->consume(r->ctx, i);
+			pthread_mutex_lock(&r->lock);
+			r->consuming = false;
+			r->consumed = i + 1;
+			if (err) {
+				r->err = err;
+				r->stop = true;
+			}
+			if (r->waiting)
+				pthread_cond_broadcast(&r->cond);
+		}
+		if (r->stop || r->next >= r->n)
+			break;
+		if (r->next >= r->consumed + r->window) {
+			r->waiting++;
+			pthread_cond_wait(&r->cond, &r->lock);
+			r->waiting--;
+			continue;
 		}
 		i = r->next++;
 		pthread_mutex_unlock(&r->lock);
 		r->work(r->ctx, a->worker, i);
 		pthread_mutex_lock(&r->lock);
 		r->done[i] = 1;
-		pthread_cond_broadcast(&r->cond);
-		pthread_mutex_unlock(&r->lock);
 	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
 }
 
 int pool_pipeline(unsigned nthreads, size_t n, size_t window, pool_fn work,
@@ -164,8 +195,6 @@ int pool_pipeline(unsigned nthreads, size_t n, size_t window, pool_fn work,
 	struct pipe_arg *args;
 	pthread_t *th;
 	unsigned i, started = 0;
-	size_t item;
-	int err = 0;
 
 	if (nthreads < 1)
 		nthreads = 1;
@@ -181,48 +210,22 @@ int pool_pipeline(unsigned nthreads, size_t n, size_t window, pool_fn work,
 	}
 	pthread_mutex_init(&r.lock, NULL);
 	pthread_cond_init(&r.cond, NULL);
-	/*
-	 * One worker gains little overlap and costs a thread whose arena the
-	 * consumer cannot reuse: run it inline.
-	 */
-	for (i = 0; i < nthreads && nthreads > 1; i++) {
+	for (i = 0; i < nthreads; i++) {
 		args[i].run = &r;
 		args[i].worker = i;
+	}
+	for (i = 1; i < nthreads; i++) {
 		if (pthread_create(&th[i], NULL, pipe_worker, &args[i]))
 			break;
 		started++;
 	}
-	for (item = 0; item < n && !err; item++) {
-		pthread_mutex_lock(&r.lock);
-		if (!started) {
-			/* No threads: do the work here. */
-			pthread_mutex_unlock(&r.lock);
-			r.next = item + 1;
-			work(ctx, 0, item);
-			pthread_mutex_lock(&r.lock);
-			r.done[item] = 1;
-		}
-		while (!r.done[item])
-			pthread_cond_wait(&r.cond, &r.lock);
-		pthread_mutex_unlock(&r.lock);
-		err = consume(ctx, item);
-		pthread_mutex_lock(&r.lock);
-		r.consumed = item + 1;
-		if (err)
-			r.stop = true;
-		pthread_cond_broadcast(&r.cond);
-		pthread_mutex_unlock(&r.lock);
-	}
-	pthread_mutex_lock(&r.lock);
-	r.stop = true;
-	pthread_cond_broadcast(&r.cond);
-	pthread_mutex_unlock(&r.lock);
-	for (i = 0; i < started; i++)
+	pipe_worker(&args[0]);
+	for (i = 1; i <= started; i++)
 		pthread_join(th[i], NULL);
 	pthread_mutex_destroy(&r.lock);
 	pthread_cond_destroy(&r.cond);
 	mem_free(r.done);
 	mem_free(args);
 	mem_free(th);
-	return err;
+	return r.err;
 }

@@ -19,12 +19,14 @@ typedef int (*pool_fn)(void *ctx, unsigned worker, size_t item);
 int pool_for(unsigned nthreads, size_t n, pool_fn fn, void *ctx);
 /*
  * Ordered pipeline: work(ctx, worker, item) runs for every item on nthreads
- * new threads (for nthreads 1, in the calling thread, each item just
- * before it is consumed), at most window items ahead of the consumer,
- * while the calling thread runs consume(ctx, item) strictly in item order.  So
- * per-item state can live in window slots (item % window).  A non-zero
- * return of consume stops the pipeline and is returned; work's return
- * value is for the caller to record (it does not stop anything).
+ * threads, the calling thread (worker 0) and nthreads - 1 new ones, at
+ * most window items ahead of the consumer; consume(ctx, item) runs
+ * strictly in item order, never two at once, on whichever thread is free
+ * when an item's predecessors are consumed (for nthreads 1: each item
+ * right after its work).  So per-item state can live in window slots
+ * (item % window).  A non-zero return of consume stops the pipeline and is
+ * returned; work's return value is for the caller to record (it does not
+ * stop anything).
  */
 typedef int (*pool_consume_fn)(void *ctx, size_t item);
 int pool_pipeline(unsigned nthreads, size_t n, size_t window, pool_fn work,

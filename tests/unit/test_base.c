@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "test.h"
 
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -156,6 +159,70 @@ TEST(pool_runs_every_item_and_reports_first_error)
 			bad++;
 	CHECK_EQ_U(bad, 0);
 	CHECK(pool_for(3, 1000, square, &c) == -700);
+}
+
+/* pool_pipeline: what the encoder relies on, checked from inside. */
+struct pipe_ctx {
+	size_t window, fail_at;
+	atomic_size_t consumed;		/* items consumed so far */
+	atomic_int in_consume;		/* threads inside consume now */
+	atomic_int errors;
+	unsigned char worked[300];
+	size_t order[300];
+};
+
+static int pipe_work(void *ctx, unsigned w, size_t i)
+{
+	struct pipe_ctx *c = ctx;
+	volatile unsigned spin;
+
+	(void)w;
+	if (i >= atomic_load(&c->consumed) + c->window)	/* ahead of the window */
+		atomic_fetch_add(&c->errors, 1);
+	for (spin = 0; spin < (unsigned)(i * 7919 % 5000); spin++)	/* uneven items */
+		;
+	c->worked[i]++;
+	return 0;
+}
+
+static int pipe_consume(void *ctx, size_t i)
+{
+	struct pipe_ctx *c = ctx;
+	size_t k = atomic_load(&c->consumed);
+
+	if (atomic_fetch_add(&c->in_consume, 1) != 0 || c->worked[i] != 1)
+		atomic_fetch_add(&c->errors, 1);
+	c->order[k] = i;
+	atomic_fetch_sub(&c->in_consume, 1);
+	atomic_store(&c->consumed, k + 1);
+	return i == c->fail_at ? -EIO : 0;
+}
+
+TEST(pool_pipeline_consumes_in_order_one_at_a_time_within_the_window)
+{
+	static const unsigned threads[] = { 1, 2, 3, 8 };
+	size_t t, i;
+
+	for (t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
+		struct pipe_ctx c = { .window = threads[t] * 2, .fail_at = SIZE_MAX };
+		int bad = 0;
+
+		CHECK(pool_pipeline(threads[t], 300, c.window, pipe_work, pipe_consume, &c) == 0);
+		CHECK_EQ_U(atomic_load(&c.consumed), 300);
+		CHECK_EQ_U(atomic_load(&c.errors), 0);
+		for (i = 0; i < 300; i++)
+			bad += c.order[i] != i || c.worked[i] != 1;
+		CHECK_EQ_U(bad, 0);
+	}
+}
+
+TEST(pool_pipeline_stops_at_the_first_consume_error)
+{
+	struct pipe_ctx c = { .window = 4, .fail_at = 100 };
+
+	CHECK(pool_pipeline(2, 300, c.window, pipe_work, pipe_consume, &c) == -EIO);
+	CHECK_EQ_U(atomic_load(&c.consumed), 101);	/* nothing after the failing item */
+	CHECK_EQ_U(atomic_load(&c.errors), 0);
 }
 
 TEST(mem_fault_injection)

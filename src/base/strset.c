@@ -103,6 +103,8 @@ static int64_t insert(struct strset *s, const char *str, size_t len, uint32_t h,
 	size_t slot;
 	int64_t off;
 
+	if (!s->nslots && strset_index(s))	/* strset_adopt(), strset_borrow() */
+		return -ENOMEM;
 	off = lookup(s, str, len, h, &slot);
 	if (off >= 0)
 		return off;
@@ -159,6 +161,13 @@ int64_t strset_add_at(struct strset *s, size_t at, const char *str, size_t len, 
 	if (off >= 0)
 		return off;
 	return fill_slot(s, slot, at, h) ? -ENOMEM : (int64_t)at;
+}
+
+void strset_adopt(struct strset *s, char *data, size_t len)
+{
+	memset(s, 0, sizeof(*s));
+	s->data = data;
+	s->len = s->cap = len;
 }
 
 void strset_borrow(struct strset *s, const char *data, size_t len)

@@ -56,6 +56,12 @@ void strset_borrow_indexed(struct strset *s, const char *data, size_t len,
  * copied by its first add).
  */
 int strset_reserve(struct strset *s, size_t n, size_t bytes);
+/*
+ * Own data (len bytes from mem_alloc, NUL-terminated strings back to back)
+ * as the section, without an index: as strset_borrow() for lookups, but
+ * freed with the set; the first add builds the index.
+ */
+void strset_adopt(struct strset *s, char *data, size_t len);
 /* Build the lookup index over the current strings (no-op if there is one). */
 int strset_index(struct strset *s);
 void strset_free(struct strset *s);

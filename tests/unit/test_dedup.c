@@ -647,6 +647,87 @@ TEST(dedup_d24_strings_canonical_or_not)
 	btf_free(b);
 }
 
+/*
+ * The string phase on threads (from 64k referenced strings) makes the
+ * serial loop's bytes: content copies at other offsets, references inside
+ * strings, "" at a non-zero offset, strings nothing refers to, and (split)
+ * strings the base has.  One INT per reference (sizes differ: all kept).
+ */
+static struct btf *many_strs(const struct btf *base, unsigned n)
+{
+	struct btf *b = btf_new(base);
+	uint32_t rec[4] = { 0, BTF_INFO_ENC(BTF_KIND_INT, 0, 0), 0, 32 };
+	uint32_t start = base ? btf_strs_end(base) : 0;
+	size_t cap = 0, len = base ? 0 : 1, at;
+	char *data = NULL, name[32];
+	unsigned i;
+
+	if (!b)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		/* every 3rd a copy of an earlier content; every 7th never referred to */
+		int l = snprintf(name, sizeof(name), "str%u", i % 3 == 2 ? i % 1000 : i);
+
+		if (mem_grow((void **)&data, &cap, 1, len + (size_t)l + 2))
+			break;
+		if (!base && !len)
+			data[0] = 0;
+		at = len;
+		memcpy(data + len, name, (size_t)l + 1);
+		len += (size_t)l + 1;
+		if (i % 7 == 6)
+			continue;
+		rec[0] = start + (uint32_t)(i % 11 == 10 ? at + 1 : at);	/* inside, at times */
+		if (i % 101 == 100)
+			rec[0] = start + (uint32_t)at - 1;	/* the NUL before: "" */
+		if (base && i % 5 == 4)
+			rec[0] = 1 + i % 4;	/* a base string */
+		rec[2] = i + 1;
+		btf_add_raw(b, (struct btf_type *)rec, sizeof(rec));
+	}
+	mem_free(b->strs.data);
+	b->strs.data = data;
+	b->strs.len = len;
+	b->strs.cap = cap;
+	return b;
+}
+
+TEST(dedup_strings_on_threads_same_bytes)
+{
+	static const unsigned threads[] = { 2, 3 };
+	struct btf_dedup_opts o1 = { .nr_threads = 1, .exact = true };
+	struct btf *base = many_strs(NULL, 16);
+	void *want = NULL, *got = NULL;
+	size_t wlen = 0, glen = 0, t;
+	int split;
+
+	REQUIRE(base);
+	for (split = 0; split < 2; split++) {
+		struct btf *b = many_strs(split ? base : NULL, 120000);
+
+		REQUIRE(b);
+		REQUIRE(dedup_bytes(b, &o1, &want, &wlen) == 0);
+		CHECK(btf_strs_len(b) < 100000 * 8);	/* copies merged */
+		btf_free(b);
+		for (t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
+			struct btf_dedup_opts on = { .nr_threads = threads[t], .exact = true };
+
+			REQUIRE((b = many_strs(split ? base : NULL, 120000)));
+			REQUIRE(dedup_bytes(b, &on, &got, &glen) == 0);
+			CHECK(glen == wlen && !memcmp(got, want, wlen));
+			/* the section has no index yet: the first add makes one */
+			CHECK(btf_add_str(b, "str0") == btf_find_str(b, "str0"));
+			CHECK(btf_find_str(b, "str0") >= 0);
+			mem_free(got);
+			got = NULL;
+			btf_free(b);
+		}
+		mem_free(want);
+		want = NULL;
+	}
+	btf_free(base);
+}
+
 /* Ties: a FWD-only graph compatible with two canonical structs. */
 TEST(dedup_tie_between_two_canonicals)
 {

@@ -220,6 +220,14 @@ void dtab_count_n(struct dtab *t, size_t n);
 int dtab_add_aux(struct dtab *t, uint64_t key, uint32_t id, uint32_t aux);
 int dtab_add(struct dtab *t, uint64_t key, uint32_t id);
 
+/* Open addressing of (hash << 32 | value), 0 = empty: a phase's own small table. */
+struct rtab {
+	uint64_t *slots;
+	size_t mask, n;
+};
+
+int rtab_grow(struct rtab *r);
+
 /* ---- state -------------------------------------------------------------- */
 
 /* A set of u32 (string offsets), open addressing; small. */

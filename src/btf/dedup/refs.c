@@ -304,12 +304,6 @@ void *ref_order_thread(void *p)
 	return NULL;
 }
 
-/* One worker's share of a level's classes: (hash << 32 | id), 0 = empty. */
-struct rtab {
-	uint64_t *slots;
-	size_t mask, n;
-};
-
 struct rlevels {
 	struct dedup *d;
 	const uint32_t *lv;		/* the window's types by level, finish order within */
@@ -336,28 +330,6 @@ static int rlevel_hash(void *ctx, unsigned worker, size_t item)
 			*f = resolve(d, *f);
 		c->hv[i] = (uint32_t)hash_mix(ref_hash(t));
 	}
-	return 0;
-}
-
-static int rtab_grow(struct rtab *r)
-{
-	size_t nslots = r->slots ? (r->mask + 1) * 2 : 1024, i;
-	uint64_t *s = mem_array(nslots, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; r->slots && i <= r->mask; i++) {
-		size_t j;
-
-		if (!r->slots[i])
-			continue;
-		for (j = (uint32_t)(r->slots[i] >> 32) & (nslots - 1); s[j]; j = (j + 1) & (nslots - 1))
-			;
-		s[j] = r->slots[i];
-	}
-	mem_free(r->slots);
-	r->slots = s;
-	r->mask = nslots - 1;
 	return 0;
 }
 

@@ -12,18 +12,26 @@
  * base.
  */
 
-static int64_t base_find(const struct base_strs *b, size_t nb, const char *s)
+static int64_t base_find_hashed(const struct base_strs *b, size_t nb, const char *s, size_t len,
+				uint32_t h)
 {
-	size_t len = strlen(s), i;
+	size_t i;
 
 	for (i = 0; i < nb; i++) {
 		const struct strset *ss = b[i].own ? &b[i].priv : &b[i].btf->strs;
-		int64_t off = strset_find(ss, s, len);
+		int64_t off = strset_find_hashed(ss, s, len, h);
 
 		if (off >= 0)
 			return b[i].btf->start_str_off + off;
 	}
 	return -ENOENT;
+}
+
+static int64_t base_find(const struct base_strs *b, size_t nb, const char *s)
+{
+	size_t len = strlen(s);
+
+	return base_find_hashed(b, nb, s, len, strset_hash(s, len));
 }
 
 /*
@@ -309,6 +317,172 @@ out:
 	return ret;
 }
 
+/*
+ * Step 3 on the threads, for many strings: the bytes the serial loop in
+ * dedup_strings() makes.  Per referenced string, in first-reference order
+ * (key i):
+ *   a. (chunks) its length, hash and base offset, if the base has it;
+ *   b. (one share of hashes per thread) the first key of its content:
+ *      each share takes its keys in order, so the first is the one the
+ *      serial loop adds;
+ *   c. (serially: one addition per key) the new offsets, in key order;
+ *   d. (chunks) the contents copied, first[] set.
+ * The new section has no index; its first add builds one (strset_adopt).
+ * vmlinux plus all modules (249k keys): 14.5 ms serially, 8-11 ms on two.
+ */
+#define STRS_PAR_MIN	65536	/* keys below this: the serial loop */
+#define REP_DONE	0xffffffffu	/* rep[]: a base string, or "" of a standalone set */
+
+struct sins {
+	struct strs *c;
+	const struct base_strs *bs;
+	size_t nb, nkeys;
+	uint32_t *slen, *hash, *rep, *res;	/* per key; res: final offset + 1 */
+	unsigned np;
+	char *out;
+	uint32_t out_base;		/* offset of out[0] in the string space */
+};
+
+static int sins_hash(void *ctx, unsigned worker, size_t item)
+{
+	struct sins *x = ctx;
+	const struct btf *btf = x->c->d->btf;
+	size_t i = item * CHUNK, end = MIN(x->nkeys, i + CHUNK);
+
+	(void)worker;
+	for (; i < end; i++) {
+		uint32_t o = x->c->order.v[i];
+		const char *s = btf->strs.data + o;
+		size_t n = strnlen(s, btf->strs.len - o);
+		int64_t b = -ENOENT;
+
+		x->slen[i] = (uint32_t)n;
+		x->hash[i] = strset_hash(s, n);
+		x->rep[i] = 0;
+		if (x->nb)
+			b = base_find_hashed(x->bs, x->nb, s, n, x->hash[i]);
+		else if (!n)
+			b = 0;	/* the new set's "" */
+		if (b >= 0) {
+			x->rep[i] = REP_DONE;
+			x->res[i] = (uint32_t)b + 1;
+		}
+	}
+	return 0;
+}
+
+static int sins_share(void *ctx, unsigned worker, size_t share)
+{
+	struct sins *x = ctx;
+	const char *data = x->c->d->btf->strs.data;
+	const uint32_t *order = x->c->order.v;
+	struct rtab t = { 0 };		/* (hash << 32 | key + 1) */
+	size_t i;
+	int err = 0;
+
+	(void)worker;
+	/* room for an even share of the keys, all distinct */
+	while (!err && (!t.slots || t.mask + 1 < 2 * (x->nkeys / x->np + 1)))
+		err = rtab_grow(&t);
+	for (i = 0; i < x->nkeys && !err; i++) {
+		uint32_t h = x->hash[i];
+		size_t j;
+
+		if ((uint64_t)h * x->np >> 32 != share || x->rep[i] == REP_DONE)
+			continue;	/* (another share's rep[] is being written) */
+		if ((t.n + 1) * 2 > t.mask + 1 && (err = rtab_grow(&t)))
+			break;
+		x->rep[i] = (uint32_t)i;
+		for (j = h & t.mask; t.slots[j]; j = (j + 1) & t.mask) {
+			uint32_t k = (uint32_t)t.slots[j] - 1;
+
+			if ((uint32_t)(t.slots[j] >> 32) == h && x->slen[k] == x->slen[i] &&
+			    !memcmp(data + order[k], data + order[i], x->slen[i])) {
+				x->rep[i] = k;
+				break;
+			}
+		}
+		if (x->rep[i] == i) {
+			t.slots[j] = (uint64_t)h << 32 | (i + 1);
+			t.n++;
+		}
+	}
+	mem_free(t.slots);
+	return err;
+}
+
+static int sins_copy(void *ctx, unsigned worker, size_t item)
+{
+	struct sins *x = ctx;
+	const struct btf *btf = x->c->d->btf;
+	size_t i = item * CHUNK, end = MIN(x->nkeys, i + CHUNK);
+
+	(void)worker;
+	for (; i < end; i++) {
+		uint32_t o = x->c->order.v[i];
+
+		if (x->rep[i] == i) {
+			char *q = x->out + (x->res[i] - 1 - x->out_base);
+
+			memcpy(q, btf->strs.data + o, x->slen[i]);
+			q[x->slen[i]] = 0;
+		}
+		x->c->first[o] = x->res[i];
+	}
+	return 0;
+}
+
+/* Step 3 by sins_*(): the new section into *ns; 0 or -errno. */
+static int strs_insert_par(struct strs *c, const struct base_strs *bs, size_t nb,
+			   struct strset *ns)
+{
+	struct dedup *d = c->d;
+	size_t n = c->order.n, i, nch = (n + CHUNK - 1) / CHUNK;
+	struct sins x = { .c = c, .bs = bs, .nb = nb, .nkeys = n, .np = d->nthreads };
+	uint64_t pos = d->btf->base ? 0 : 1;	/* a standalone set starts with "" */
+	int err;
+
+	x.out_base = d->btf->start_str_off;
+	x.slen = mem_alloc(n * sizeof(*x.slen));
+	x.hash = mem_alloc(n * sizeof(*x.hash));
+	x.rep = mem_alloc(n * sizeof(*x.rep));
+	x.res = mem_alloc(n * sizeof(*x.res));
+	err = !x.slen || !x.hash || !x.rep || !x.res ? -ENOMEM : 0;
+	if (!err)
+		err = pool_for(d->nthreads, nch, sins_hash, &x);
+	if (!err)
+		err = pool_for(d->nthreads, x.np, sins_share, &x);
+	for (i = 0; i < n && !err; i++) {
+		if (x.rep[i] == REP_DONE)
+			continue;
+		if (x.rep[i] != i) {
+			x.res[i] = x.res[x.rep[i]];
+			continue;
+		}
+		x.res[i] = (uint32_t)(x.out_base + pos + 1);
+		pos += x.slen[i] + 1;
+		if (x.out_base + pos > 0x7fffffffu)
+			err = diag_err(d->d, E2BIG, "dedup: string section exceeds 2 GiB");
+	}
+	if (!err && !(x.out = mem_alloc(pos)))
+		err = -ENOMEM;
+	if (!err) {
+		if (!nb)
+			x.out[0] = 0;
+		err = pool_for(d->nthreads, nch, sins_copy, &x);
+	}
+	if (!err) {
+		strset_adopt(ns, x.out, pos);
+		x.out = NULL;
+	}
+	mem_free(x.out);
+	mem_free(x.slen);
+	mem_free(x.hash);
+	mem_free(x.rep);
+	mem_free(x.res);
+	return err;
+}
+
 int dedup_strings(struct dedup *d)
 {
 	struct btf *btf = d->btf;
@@ -397,7 +571,11 @@ int dedup_strings(struct dedup *d)
 			nb++;
 		}
 	}
-	if (strset_init(&ns, btf->base == NULL)) {
+	if (d->nthreads > 1 && nkeys >= STRS_PAR_MIN) {
+		if ((err = strs_insert_par(&c, bs, nb, &ns)))
+			goto out;
+		nkeys = 0;	/* done */
+	} else if (strset_init(&ns, btf->base == NULL)) {
 		err = -ENOMEM;
 		goto out;
 	}

@@ -207,3 +207,26 @@ int u32set_add(struct u32set *s, uint32_t x)
 	s->n++;
 	return 0;
 }
+
+/* Double r's slots (1024 at first), keeping its entries. */
+int rtab_grow(struct rtab *r)
+{
+	size_t nslots = r->slots ? (r->mask + 1) * 2 : 1024, i;
+	uint64_t *s = mem_array(nslots, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; r->slots && i <= r->mask; i++) {
+		size_t j;
+
+		if (!r->slots[i])
+			continue;
+		for (j = (uint32_t)(r->slots[i] >> 32) & (nslots - 1); s[j]; j = (j + 1) & (nslots - 1))
+			;
+		s[j] = r->slots[i];
+	}
+	mem_free(r->slots);
+	r->slots = s;
+	r->mask = nslots - 1;
+	return 0;
+}

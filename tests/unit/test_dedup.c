@@ -761,7 +761,7 @@ TEST(dedup_tie_between_two_canonicals)
  * wins is decided by libbpf's hash-map order; t_dedup.sh compares the
  * bytes with libbpf for several n (the growth parity changes with n).
  */
-static struct btf *many_ties(unsigned n)
+static struct btf *many_ties_mixed(unsigned n, bool mixed)
 {
 	struct btf *b = btf_new(NULL);
 	unsigned i;
@@ -771,6 +771,16 @@ static struct btf *many_ties(unsigned n)
 		return NULL;
 	for (i = 0; i < n; i++) {
 		uint32_t base = btf_type_count(b);
+
+		if (mixed) {	/* S{B<i> *p}: the same hash, another member signature */
+			snprintf(name, sizeof(name), "B%u", i % 4);
+			btf_add_struct(b, name, 4);		/* base */
+			btf_add_member(b, "x", i % 4 ? base : 0, 0, 0);
+			btf_add_ptr(b, base);			/* base+1 */
+			btf_add_struct(b, "S", 8);		/* base+2 */
+			btf_add_member(b, "p", base + 1, 0, 0);
+			base = btf_type_count(b);
+		}
 
 		snprintf(name, sizeof(name), "int%u", i);
 		btf_add_int(b, name, 4, BTF_INT_SIGNED);	/* base */
@@ -791,6 +801,11 @@ static struct btf *many_ties(unsigned n)
 	return b;
 }
 
+static struct btf *many_ties(unsigned n)
+{
+	return many_ties_mixed(n, false);
+}
+
 TEST(dedup_many_ties)
 {
 	static const unsigned ns[] = { 2, 3, 5, 8, 13, 21, 40 };
@@ -805,6 +820,28 @@ TEST(dedup_many_ties)
 		REQUIRE(run(b, name, NULL) == 0);
 		CHECK_EQ_U(count_kind(b, BTF_KIND_FWD), 0);
 		CHECK_EQ_U(count_kind(b, BTF_KIND_STRUCT), 2 * ns[k]);
+		btf_free(b);
+	}
+}
+
+/*
+ * The ties among structs of other member signatures that share their hash
+ * (S{B *p}): a standalone run files candidates under hash and signature,
+ * and must still pick libbpf's (t_dedup.sh compares the bytes).
+ */
+TEST(dedup_many_ties_mixed_signatures)
+{
+	static const unsigned ns[] = { 3, 8, 21, 40 };
+	char name[32];
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(ns); k++) {
+		struct btf *b = many_ties_mixed(ns[k], true);
+
+		REQUIRE(b);
+		snprintf(name, sizeof(name), "tiesmix%u", ns[k]);
+		REQUIRE(run(b, name, NULL) == 0);
+		CHECK_EQ_U(count_kind(b, BTF_KIND_FWD), 0);
 		btf_free(b);
 	}
 }

@@ -227,6 +227,8 @@ struct rtab {
 };
 
 int rtab_grow(struct rtab *r);
+/* An empty r: slots for n entries at most half full (r keeps growing past them). */
+int rtab_reserve(struct rtab *r, size_t n);
 
 /* ---- state -------------------------------------------------------------- */
 

@@ -382,8 +382,7 @@ static int sins_share(void *ctx, unsigned worker, size_t share)
 
 	(void)worker;
 	/* room for an even share of the keys, all distinct */
-	while (!err && (!t.slots || t.mask + 1 < 2 * (x->nkeys / x->np + 1)))
-		err = rtab_grow(&t);
+	err = rtab_reserve(&t, x->nkeys / x->np + 1);
 	for (i = 0; i < x->nkeys && !err; i++) {
 		uint32_t h = x->hash[i];
 		size_t j;

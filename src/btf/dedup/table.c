@@ -208,13 +208,15 @@ int u32set_add(struct u32set *s, uint32_t x)
 	return 0;
 }
 
-/* Double r's slots (1024 at first), keeping its entries. */
-int rtab_grow(struct rtab *r)
+/* Double r's slots (at least 1024), keeping its entries; an empty r gets room for n. */
+static int rtab_resize(struct rtab *r, size_t n)
 {
 	size_t nslots = r->slots ? (r->mask + 1) * 2 : 1024, i;
-	uint64_t *s = mem_array(nslots, sizeof(*s));
+	uint64_t *s;
 
-	if (!s)
+	while (!r->slots && nslots < 2 * n)
+		nslots *= 2;
+	if (!(s = mem_array(nslots, sizeof(*s))))
 		return -ENOMEM;
 	for (i = 0; r->slots && i <= r->mask; i++) {
 		size_t j;
@@ -229,4 +231,14 @@ int rtab_grow(struct rtab *r)
 	r->slots = s;
 	r->mask = nslots - 1;
 	return 0;
+}
+
+int rtab_grow(struct rtab *r)
+{
+	return rtab_resize(r, 0);
+}
+
+int rtab_reserve(struct rtab *r, size_t n)
+{
+	return r->slots ? 0 : rtab_resize(r, n);
 }

@@ -30,7 +30,7 @@ struct cli_blob {
 	size_t map_len;
 	struct belf *elf;
 	void *heap;
-	bool writable;		/* the bytes may be changed (private mapping or heap) */
+	bool writable;		/* the bytes may be changed (heap) */
 	uint64_t off;		/* of the BTF bytes in the file */
 };
 
@@ -83,7 +83,12 @@ static bool has_btf_magic(const void *p, size_t len)
 	return len >= 2 && (load16(p) == BTF_MAGIC || load16(p) == bswap16(BTF_MAGIC));
 }
 
-/* writable: map a regular file privately writable (pages are copied as written). */
+/*
+ * A regular file is mapped, unless writable: the reader writes nearly every
+ * page of the types (dedup), and a private mapping copies each on its
+ * first write, a fault per page; one read into fresh memory costs less
+ * (vmlinux plus all modules, 12 MB: the load 9 -> 6 ms, x8 19 -> 13 ms).
+ */
 static int blob_open(const char *path, bool writable, struct cli_blob **out, const void **data,
 		     size_t *len, struct diag *d)
 {
@@ -139,14 +144,12 @@ static int blob_open(const char *path, bool writable, struct cli_blob **out, con
 		*out = b;
 		return 0;
 	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		b->map = mmap(NULL, (size_t)st.st_size, PROT_READ | (writable ? PROT_WRITE : 0),
-			      MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && !writable) {
+		b->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 		if (b->map == MAP_FAILED)
 			b->map = NULL;
 		else
 			b->map_len = (size_t)st.st_size;
-		b->writable = writable && b->map;
 	}
 	if (b->map) {
 		*data = b->map;

@@ -116,6 +116,8 @@ struct btf_dedup_opts {
 	bool exact;
 	/* Testing: own types per group (0: 128k, and only when groups pay). */
 	uint32_t group_types;
+	/* Testing: referenced strings from which two threads or more add them (0: 64k). */
+	uint32_t strs_par_min;
 	/*
 	 * The first own id of each unit, ascending, where the caller knows
 	 * them (the encoder's merge): the two levels cut only there, and need

@@ -115,6 +115,7 @@ static void one(const uint8_t *data, size_t size, const struct btf *on, unsigned
 			to.serial_refs = false;
 			to.nr_threads = k + 1;
 			to.group_types = 1 + (variant >> 4) % 8;
+			to.strs_par_min = 1;	/* 2 threads: the string phase's parallel additions */
 			diag_clear(&d);
 			if (btf_parse(data, size, on, &t[k], &d))
 				__builtin_trap();

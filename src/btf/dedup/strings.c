@@ -620,7 +620,8 @@ int dedup_strings(struct dedup *d)
 		err = -ENOMEM;
 		goto out;
 	}
-	if (d->nthreads > 1 && nkeys >= STRS_PAR_MIN) {
+	if (d->nthreads > 1 &&
+	    nkeys >= (d->opts->strs_par_min ? d->opts->strs_par_min : STRS_PAR_MIN)) {
 		if ((err = strs_insert_par(&c, bs, nb, &ns)))
 			goto out;
 		nkeys = 0;	/* done */

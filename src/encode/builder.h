@@ -67,7 +67,7 @@ static inline const struct diag *encb_error(const struct enc_builder *b)
 {
 	return b->err.code ? &b->err : NULL;
 }
-/* Hand the parts over: a BTF in byte order e, its index built on jobs threads. */
+/* Hand the parts over: a BTF in byte order e, with the builder's id index. */
 int encb_finish(struct enc_builder *b, enum btf_endian e, struct btf **out, struct diag *d);
 
 #endif

@@ -603,9 +603,8 @@ int btf_encode(struct dwarf_input *in, const struct btf *base, const struct enc_
 	if (many_units)		/* decoded and copied: their pages go until a name is read */
 		belf_drop_syms(in->elf);
 	/*
-	 * The merge only appends (builder.h): the id index waits until the
-	 * conversion's memory is given back (a kernel image's: 17 MB off the
-	 * peak), and own strings are matched against a base without a string
+	 * The merge only appends (builder.h), keeping the id index as records
+	 * land; own strings are matched against a base without a string
 	 * index (a lone module's mapped vmlinux BTF) once each at the end,
 	 * not once per DWARF reference.
 	 */

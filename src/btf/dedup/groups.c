@@ -1122,7 +1122,7 @@ int dedup_groups(struct btf *btf, const struct btf_dedup_opts *opts, struct diag
 	t = clock_now();
 	if ((err = groups_strings(btf, opts, diag)))
 		goto out;
-	if (nt <= 2)	/* (the string phase runs on one thread then) */
+	if (nt <= 2)	/* (most of the string phase runs on one thread then) */
 		ser += clock_now() - t;
 	fo.keep_strings = true;	/* from here on, as for the fallback */
 	/* one prepared base for every run: the caller's (the runs check it), or made here */

@@ -101,8 +101,9 @@ static int load(const char *path, const struct btf *base, bool writable, struct 
 		struct diag *d)
 {
 	/*
-	 * Mapped, not copied.  The input dedup rewrites is mapped writable
-	 * (private): its types change where they lie, one copy in memory.
+	 * The input dedup rewrites is read into memory of its own (writable),
+	 * the others are mapped (cli_btf_parse_file()).  Strict: every type
+	 * id is checked here, so dedup need not (opts.ids_checked).
 	 */
 	return cli_btf_parse_file(path, base, BTF_PARSE_NO_STR_INDEX | (writable ? BTF_PARSE_WRITABLE : 0),
 				  out, d);
@@ -255,6 +256,7 @@ static int run_batch(struct paths *in, const char *outdir, const struct btf *bas
 	/* every run is serial; the parallelism is across inputs */
 	b.o.nr_threads = 1;
 	b.o.stats = NULL;
+	b.o.ids_checked = true;		/* each input as load() parsed it */
 	if (prepared) {
 		if (!(pb = btf_dedup_base_new(base, &po, &d))) {
 			cli_report(&d, -d.code);
@@ -433,6 +435,7 @@ int cmd_dedup(int argc, char **argv)
 		src = NULL;
 	}
 	nin = btf_type_count(btf) - btf_start_id(btf);
+	opts.ids_checked = !flatten && in.n == 1;	/* as load() parsed it */
 	t1 = clock_now();
 	if (!nodedup && (err = btf_dedup(btf, &opts, &d))) {
 		cli_report(&d, err);

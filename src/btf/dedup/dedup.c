@@ -24,8 +24,12 @@ static int prep_chunk(void *ctx, unsigned worker, size_t item)
 
 		k = btf_kind(t);
 		d->kinds[id - d->start_id] = (uint8_t)k;
-		/* every own reference must resolve (unless the caller built them) */
-		if (!d->opts->ids_checked) {
+		/* every own reference must resolve (unless the caller checked them) */
+		if (d->opts->ids_checked) {
+			if (k > BTF_KIND_MAX)
+				return diag_err(d->d, EINVAL, "dedup: type %u has unknown kind %u",
+						id, k);
+		} else {
 			if (btf_field_iter_init(&it, t, BTF_FIELD_IDS))
 				return diag_err(d->d, EINVAL, "dedup: type %u has unknown kind %u",
 						id, k);

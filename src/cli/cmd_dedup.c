@@ -97,16 +97,15 @@ static void paths_free(struct paths *p)
 	mem_free(p->v);
 }
 
-static int load(const char *path, const struct btf *base, bool writable, struct btf **out,
-		struct diag *d)
+static int load(const char *path, const struct btf *base, struct btf **out, struct diag *d)
 {
 	/*
-	 * The input dedup rewrites is read into memory of its own (writable),
-	 * the others are mapped (cli_btf_parse_file()).  Strict: every type
-	 * id is checked here, so dedup need not (opts.ids_checked).
+	 * Mapped read-only: dedup does not write to its input's records (the
+	 * string phase rewrites into a copy, the result is a new section).
+	 * Strict: every type id is checked here, so dedup need not
+	 * (opts.ids_checked).
 	 */
-	return cli_btf_parse_file(path, base, BTF_PARSE_NO_STR_INDEX | (writable ? BTF_PARSE_WRITABLE : 0),
-				  out, d);
+	return cli_btf_parse_file(path, base, BTF_PARSE_NO_STR_INDEX, out, d);
 }
 
 /*
@@ -210,7 +209,7 @@ static int batch_one(void *ctx, unsigned worker, size_t i)
 	int err;
 
 	name = name ? name + 1 : b->in->v[i];
-	if ((err = load(b->in->v[i], b->base, true, &btf, d)))
+	if ((err = load(b->in->v[i], b->base, &btf, d)))
 		goto done;
 	b->nin[i] = btf_type_count(btf) - btf_start_id(btf);
 	t = thread_cpu();
@@ -394,7 +393,7 @@ int cmd_dedup(int argc, char **argv)
 		goto out;
 	}
 	t0 = clock_now();
-	if (base_path && (err = load(base_path, NULL, false, &base, &d))) {
+	if (base_path && (err = load(base_path, NULL, &base, &d))) {
 		cli_report(&d, err);
 		goto out;
 	}
@@ -403,12 +402,12 @@ int cmd_dedup(int argc, char **argv)
 		goto out;
 	}
 	if (flatten) {
-		if ((err = load(base_path, NULL, false, &btf, &d))) {
+		if ((err = load(base_path, NULL, &btf, &d))) {
 			cli_report(&d, err);
 			goto out;
 		}
 	} else if (in.n == 1) {
-		if ((err = load(in.v[0], base, true, &btf, &d))) {
+		if ((err = load(in.v[0], base, &btf, &d))) {
 			cli_report(&d, err);
 			goto out;
 		}
@@ -417,7 +416,7 @@ int cmd_dedup(int argc, char **argv)
 		goto out;
 	}
 	for (k = 0; (flatten || in.n > 1) && k < in.n; k++) {
-		if ((err = load(in.v[k], base, false, &src, &d))) {
+		if ((err = load(in.v[k], base, &src, &d))) {
 			cli_report(&d, err);
 			goto out;
 		}

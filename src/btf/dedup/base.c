@@ -425,7 +425,7 @@ struct btf_dedup_base *pb_new_for(const struct btf *base, const struct btf *own,
 #define ADD_S(x) (inset[(x) / 32] |= 1u << ((x) % 32))
 	ADD_S(0);
 	for (id = btf_start_id(own); id < end; id++) {
-		struct btf_type *t = btf_type_mut((struct btf *)own, id);
+		struct btf_type *t = (struct btf_type *)btf_type_by_id(own, id);	/* read only */
 		struct btf_field_iter it;
 		uint32_t *f;
 		uint64_t h;

@@ -135,7 +135,9 @@ int compact(struct dedup *d)
 	if (!btf->types_borrowed)
 		mem_free(btf->types);
 	btf->types_borrowed = btf->types_inplace = false;
-	mem_free(btf->index);
+	if (!btf->index_borrowed)
+		mem_free(btf->index);
+	btf->index_borrowed = false;
 	btf->types = c.types;
 	btf->types_len = btf->types_cap = nw;
 	btf->index = c.index;

@@ -17,7 +17,7 @@ static int prep_chunk(void *ctx, unsigned worker, size_t item)
 	uint32_t id = d->start_id + (uint32_t)(item * CHUNK), end = MIN(d->nr_all, id + CHUNK);
 
 	for (; id < end; id++) {
-		struct btf_type *t = btf_type_mut(d->btf, id);
+		struct btf_type *t = T(d, id);
 		struct btf_field_iter it;
 		enum btf_kind k;
 		uint32_t *p;
@@ -96,6 +96,21 @@ static inline bool ref_pass_kind(enum btf_kind k)
 	return true;
 }
 
+/*
+ * dedup_ref() rewrites its records as libbpf does: a borrowed input (a
+ * read-only mapping, say) is copied first.  Nothing else writes to the
+ * input's records: the string phase rewrites into a copy, the levelled
+ * phase 5 resolves as it reads, compaction writes a new section.
+ */
+static int own_writable(struct dedup *d)
+{
+	if (btf_writable(d->btf))
+		return -ENOMEM;
+	d->owords = d->btf->types;
+	d->oidx = d->btf->index;
+	return 0;
+}
+
 /* Phases 2-5 over the own ids of a prepared run. */
 static int dedup_phases(struct dedup *d, double *t)
 {
@@ -141,6 +156,7 @@ static int dedup_phases(struct dedup *d, double *t)
 		if (d->levelled_refs && ro.err != -E2BIG) {
 			err = dedup_refs_levelled(d, &ro);
 		} else {	/* (a chain of over 254 reference types: serially) */
+			err = own_writable(d);
 			for (id = d->start_id; id < d->nr_all && !err; id++)
 				if (ref_pass_kind(K(d, id)))
 					err = dedup_ref(d, id);
@@ -180,8 +196,6 @@ int btf_dedup(struct btf *btf, const struct btf_dedup_opts *opts, struct diag *d
 		opts = &defaults;
 	if (opts->stats)
 		memset(opts->stats, 0, sizeof(*opts->stats));
-	if (btf_writable(btf))
-		return diag_err(diag, ENOMEM, "dedup: out of memory");
 	if (!opts->exact && (err = dedup_groups(btf, opts, diag)) <= 0)
 		return err;
 	return dedup_run(btf, opts, NULL, diag);
@@ -201,8 +215,6 @@ int dedup_run(struct btf *btf, const struct btf_dedup_opts *opts, struct dedup_e
 	double t = clock_now(), t0 = t;
 	int err;
 
-	if (btf_writable(btf))
-		return diag_err(diag, ENOMEM, "dedup: out of memory");
 	d.btf = btf;
 	d.opts = opts;
 	d.d = diag;

@@ -247,7 +247,7 @@ void ref_order_run(struct ref_order *r)
 	for (w = s; w < d->nr_all; w = end) {
 		end = w + MIN(d->nr_all - w, r->window);
 		for (root = w; root < end; root++) {
-			if (r->hgt[root - s] || !ref_phase_kind(d, btf_kind(T(d, root))))
+			if (r->hgt[root - s] || !ref_phase_kind(d, K(d, root)))
 				continue;
 			r->hgt[root - s] = RO_BUSY;
 			st->n = 0;
@@ -273,7 +273,7 @@ void ref_order_run(struct ref_order *r)
 				}
 				tgt = *f;
 				st->v[st->n - 2] = idx + 1;
-				if (tgt < s || !ref_phase_kind(d, btf_kind(T(d, tgt))))
+				if (tgt < s || !ref_phase_kind(d, K(d, tgt)))
 					continue;	/* mapped before phase 5: height 0 */
 				h = r->hgt[tgt - s];
 				if (h == RO_BUSY) {
@@ -313,6 +313,79 @@ struct rlevels {
 	struct rtab *tabs;		/* one per share */
 };
 
+/*
+ * ref_hash() and ref_equal() of records whose targets are resolved as
+ * they are read: the levelled phase leaves the records as they are (the
+ * input may be a read-only mapping; compaction resolves every id it
+ * copies), where dedup_ref() rewrites them as libbpf does.  Equal info
+ * means equal kind and vlen.
+ */
+static inline uint64_t ref_hash_res(const struct dedup *d, const struct btf_type *t)
+{
+	uint64_t h = hc(hc(0, t->name_off), t->info);
+	const struct btf_param *p;
+	const struct btf_array *a;
+	unsigned i, n;
+
+	switch (btf_kind(t)) {
+	case BTF_KIND_ARRAY:
+		a = btf_array(t);
+		return hc(hc(hc(hc(h, t->size), resolve(d, a->type)), resolve(d, a->index_type)),
+			  a->nelems);
+	case BTF_KIND_FUNC_PROTO:
+		h = hc(h, resolve(d, t->type));
+		for (i = 0, n = btf_vlen(t), p = btf_params(t); i < n; i++)
+			h = hc(hc(h, p[i].name_off), resolve(d, p[i].type));
+		return h;
+	case BTF_KIND_DECL_TAG:
+		return hc(hc(h, resolve(d, t->type)), *(const uint32_t *)(t + 1));
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC: case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+	default:	/* one target, t->type (ref_phase_kind()) */
+		return hc(h, resolve(d, t->type));
+	}
+}
+
+static inline bool ref_equal_res(const struct dedup *d, const struct btf_type *t,
+				 const struct btf_type *c)
+{
+	const struct btf_param *p, *q;
+	const struct btf_array *a, *b;
+	unsigned i, n;
+
+	if (t->name_off != c->name_off || t->info != c->info)
+		return false;
+	switch (btf_kind(t)) {
+	case BTF_KIND_ARRAY:
+		a = btf_array(t);
+		b = btf_array(c);
+		return t->size == c->size && a->nelems == b->nelems &&
+		       resolve(d, a->type) == resolve(d, b->type) &&
+		       resolve(d, a->index_type) == resolve(d, b->index_type);
+	case BTF_KIND_FUNC_PROTO:
+		if (resolve(d, t->type) != resolve(d, c->type))
+			return false;
+		for (i = 0, n = btf_vlen(t), p = btf_params(t), q = btf_params(c); i < n; i++)
+			if (p[i].name_off != q[i].name_off ||
+			    resolve(d, p[i].type) != resolve(d, q[i].type))
+				return false;
+		return true;
+	case BTF_KIND_DECL_TAG:
+		return *(const uint32_t *)(t + 1) == *(const uint32_t *)(c + 1) &&
+		       resolve(d, t->type) == resolve(d, c->type);
+	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC: case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
+	default:
+		return resolve(d, t->type) == resolve(d, c->type);
+	}
+}
+
 static int rlevel_hash(void *ctx, unsigned worker, size_t item)
 {
 	struct rlevels *c = ctx;
@@ -321,14 +394,9 @@ static int rlevel_hash(void *ctx, unsigned worker, size_t item)
 
 	(void)worker;
 	for (; i < end; i++) {
-		struct btf_type *t = T(d, c->lv[i]);
-		uint32_t *f, idx;
-
 		if (i + 8 < end)
 			__builtin_prefetch(T(d, c->lv[i + 8]));
-		for (idx = 0; ref_fields(d, t, &f, idx) > 0; idx++)
-			*f = resolve(d, *f);
-		c->hv[i] = (uint32_t)hash_mix(ref_hash(t));
+		c->hv[i] = (uint32_t)hash_mix(ref_hash_res(d, T(d, c->lv[i])));
 	}
 	return 0;
 }
@@ -355,7 +423,7 @@ static int rlevel_group(void *ctx, unsigned worker, size_t share)
 		t = T(d, id);
 		for (j = hv & r->mask; r->slots[j]; j = (j + 1) & r->mask)
 			if ((uint32_t)(r->slots[j] >> 32) == hv &&
-			    ref_equal(t, T(d, (uint32_t)r->slots[j]))) {
+			    ref_equal_res(d, t, T(d, (uint32_t)r->slots[j]))) {
 				cid = (uint32_t)r->slots[j];
 				break;
 			}

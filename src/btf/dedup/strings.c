@@ -90,6 +90,7 @@ struct strs {
 	} *seen;
 	uint32_t *val;			/* per referenced offset, by rank (see above) */
 	struct u32vec order;		/* the referenced offsets in first-reference order */
+	uint32_t *copy;			/* step 3 writes here: the types were borrowed */
 };
 
 static inline uint32_t rank_of(const struct strs *c, uint32_t off)
@@ -99,15 +100,15 @@ static inline uint32_t rank_of(const struct strs *c, uint32_t off)
 	return w->rank + (uint32_t)__builtin_popcountll(w->bits & ((1ull << (off % 64)) - 1));
 }
 
-/* An own record, writable (btf_dedup() made the types so at its start). */
-static inline struct btf_type *own_rec(struct btf *btf, uint32_t id)
+/* An own record in the section at words (btf->types, or the rewrite's copy). */
+static inline struct btf_type *own_rec(uint32_t *words, const struct btf *btf, uint32_t id)
 {
-	return (struct btf_type *)(btf->types + btf->index[id - btf->start_id]);
+	return (struct btf_type *)(words + btf->index[id - btf->start_id]);
 }
 
-#define FOR_EACH_OWN_STR(d, id, end, p, body)						\
+#define FOR_EACH_OWN_STR(d, words, id, end, p, body)					\
 	for (; id < end; id++) {							\
-		struct btf_type *t_ = own_rec((d)->btf, id);				\
+		struct btf_type *t_ = own_rec(words, (d)->btf, id);			\
 		unsigned first_, stride_, count_, i_;					\
 		uint32_t *w_ = (uint32_t *)t_;						\
 											\
@@ -136,7 +137,7 @@ static int strs_mark(void *ctx, unsigned worker, size_t item)
 	uint64_t n = 0;
 
 	(void)worker;
-	FOR_EACH_OWN_STR(d, id, end, p, {
+	FOR_EACH_OWN_STR(d, d->btf->types, id, end, p, {
 		uint32_t off = *p - start;
 		uint64_t bit = 1ull << (off % 64);
 
@@ -158,7 +159,7 @@ static int strs_first(void *ctx, unsigned worker, size_t item)
 	uint32_t seq = (uint32_t)c->chunk_refs[item] + 1;
 
 	(void)worker;
-	FOR_EACH_OWN_STR(d, id, end, p, {
+	FOR_EACH_OWN_STR(d, d->btf->types, id, end, p, {
 		uint32_t *slot = &c->val[rank_of(c, *p - start)];
 		uint32_t cur = __atomic_load_n(slot, __ATOMIC_RELAXED);
 
@@ -184,7 +185,7 @@ static int strs_first_serial(struct strs *c)
 	uint32_t start = d->btf->start_str_off, len = (uint32_t)d->btf->strs.len;
 	uint32_t id = d->start_id, end = d->nr_all, seq = 1;
 
-	FOR_EACH_OWN_STR(d, id, end, p, {
+	FOR_EACH_OWN_STR(d, d->btf->types, id, end, p, {
 		uint32_t off = *p - start;
 		uint64_t bit = 1ull << (off % 64);
 
@@ -218,8 +219,38 @@ static int strs_rewrite(void *ctx, unsigned worker, size_t item)
 	uint32_t start = d->btf->start_str_off, len = (uint32_t)d->btf->strs.len;
 	uint32_t id = d->start_id + (uint32_t)(item * CHUNK), end = MIN(d->nr_all, id + CHUNK);
 
+	uint32_t *words = c->copy ? c->copy : d->btf->types;
+
 	(void)worker;
-	FOR_EACH_OWN_STR(d, id, end, p, { *p = c->val[rank_of(c, *p - start)] - 1; })
+	if (c->copy) {	/* the chunk's words, then rewritten there */
+		const struct btf *btf = d->btf;
+		size_t a = item ? btf->index[id - btf->start_id] : 0;
+		size_t b = end < d->nr_all ? btf->index[end - btf->start_id] : btf->types_len;
+
+		memcpy(words + a, btf->types + a, (b - a) * 4);
+	}
+	FOR_EACH_OWN_STR(d, words, id, end, p, { *p = c->val[rank_of(c, *p - start)] - 1; })
+	return 0;
+}
+
+/* Step 3; a borrowed section (a read-only mapping, say) is rewritten into a copy. */
+static int strs_rewrite_all(struct strs *c)
+{
+	struct btf *btf = c->d->btf;
+	int err;
+
+	if (btf->types_borrowed && !btf->types_inplace &&
+	    !(c->copy = mem_alloc(MAX(btf->types_len, (size_t)1) * 4)))
+		return -ENOMEM;
+	if ((err = pool_for(c->d->nthreads, c->nchunks, strs_rewrite, c))) {
+		mem_free(c->copy);
+		return err;
+	}
+	if (c->copy) {
+		btf->types = c->copy;
+		btf->types_cap = MAX(btf->types_len, (size_t)1);
+		btf->types_borrowed = false;
+	}
 	return 0;
 }
 
@@ -335,7 +366,7 @@ static int strs_canonical(struct dedup *d)
 	if (!c.seen || !c.slot || !c.hash)
 		goto out;
 	for (id = d->start_id, ret = 1; id < d->nr_all && ret == 1; id++) {
-		const uint32_t *w = (const uint32_t *)own_rec(d->btf, id);
+		const uint32_t *w = (const uint32_t *)own_rec(d->btf->types, d->btf, id);
 		unsigned first, stride, count, i;
 
 		if (str_layout((const struct btf_type *)w, &first, &stride, &count))
@@ -647,7 +678,7 @@ int dedup_strings(struct dedup *d)
 		}
 		c.val[rank_of(&c, o)] = (uint32_t)n + 1;
 	}
-	if ((err = pool_for(d->nthreads, c.nchunks, strs_rewrite, &c)))
+	if ((err = strs_rewrite_all(&c)))
 		goto out;
 	strset_free(&btf->strs);
 	btf->strs = ns;

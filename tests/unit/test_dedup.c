@@ -648,6 +648,69 @@ TEST(dedup_d24_strings_canonical_or_not)
 }
 
 /*
+ * On two threads a standalone run checks the strings beside phases 2-4,
+ * which run on the offsets as they are (dedup_phases()): when the check
+ * says no, they run again after the string phase.  Two structs equal
+ * once their names are ("s"/"a" twice in the section) merge only then;
+ * with the names once, the section is canonical and kept.
+ */
+static struct btf *two_structs(const char *strs, size_t len, uint32_t second)
+{
+	struct btf *b = btf_new(NULL);
+	uint32_t st[6] = { 1, BTF_INFO_ENC(BTF_KIND_STRUCT, 0, 1), 4, 3, 3, 0 };
+	uint32_t in[4] = { 0, BTF_INFO_ENC(BTF_KIND_INT, 0, 0), 4, 32 };
+
+	if (!b || mem_grow((void **)&b->strs.data, &b->strs.cap, 1, len))
+		return b;
+	memcpy(b->strs.data, strs, len);
+	b->strs.len = len;
+	btf_add_raw(b, (struct btf_type *)st, sizeof(st));
+	st[0] = second;
+	st[3] = second + 2;
+	btf_add_raw(b, (struct btf_type *)st, sizeof(st));
+	btf_add_raw(b, (struct btf_type *)in, sizeof(in));
+	return b;
+}
+
+TEST(dedup_strings_checked_beside_phases)
+{
+	static const struct {
+		const char *strs;
+		size_t len;
+		uint32_t second;	/* name of the second struct; its member's: + 2 */
+	} cases[] = {
+		{ "\0s\0a", 5, 1 },		/* canonical */
+		{ "\0s\0a\0s\0a", 9, 5 },	/* not: each string twice */
+	};
+	size_t i, wlen = 0, glen;
+	unsigned j;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		void *want = NULL, *got;
+
+		for (j = 1; j <= 3; j++) {
+			struct btf_dedup_opts o = { .nr_threads = j };
+			struct btf *b = two_structs(cases[i].strs, cases[i].len, cases[i].second);
+
+			REQUIRE(b);
+			got = NULL;
+			REQUIRE(dedup_bytes(b, &o, &got, &glen) == 0);
+			CHECK_EQ_U(own(b), 2);	/* the structs merged */
+			CHECK_EQ_U(btf_strs_len(b), 5);
+			if (j == 1) {
+				want = got;
+				wlen = glen;
+			} else {
+				CHECK(glen == wlen && !memcmp(got, want, glen));
+				mem_free(got);
+			}
+			btf_free(b);
+		}
+		mem_free(want);
+	}
+}
+
+/*
  * The string phase on threads (from 64k referenced strings) makes the
  * serial loop's bytes: content copies at other offsets, references inside
  * strings, "" at a non-zero offset, strings nothing refers to, and (split)

@@ -45,10 +45,13 @@
  * where phases 2-3 need them: no 8-byte-per-type array at the peak); the
  * string phase (counting, first reference per old offset, rewriting) and
  * compaction with id remapping run in parallel over chunks too.  Phases
- * 2-5 of a run are sequential: every
+ * 2-4 of a run are sequential: every
  * decision there may depend on all earlier ones (the candidate order, the
  * FWD and struct mappings merged from each hypothetical map); the two
- * levels below run many of them at once.  Chunk
+ * levels below run many of them at once.  Beside them, a second thread
+ * orders phase 5's types (refs.c), and in a standalone run first checks
+ * whether the strings are canonical already, the string phase being put
+ * off until then (dedup_phases()).  Chunk
  * boundaries never depend on the thread count and every result lands in
  * a slot indexed by type id or string offset, so the output is identical
  * for any nr_threads.
@@ -347,6 +350,8 @@ struct dedup {
 	struct u32vec hypot_merge;	/* the entries merge_hypot() may act on */
 	bool adjust_canon;
 	bool levelled_refs;		/* phase 5 by dedup_refs_levelled() */
+	bool strs_checked;		/* strs_canonical() said no: the string phase need not ask */
+	bool strs_spec;			/* the string phase waits for strs_canonical() (dedup_phases()) */
 	struct dtab tab;
 	struct u32vec stack;		/* explicit DFS stacks */
 	struct u32vec stack2;
@@ -722,6 +727,7 @@ struct btf_dedup_base *pb_new_for(const struct btf *base, const struct btf *own,
 				  int *errp, struct diag *d);
 /* strings.c */
 int dedup_strings(struct dedup *d);
+int strs_canonical(struct dedup *d);
 /* prim.c */
 int dedup_prim(struct dedup *d, uint32_t id);
 /* struct.c */

@@ -348,7 +348,7 @@ static int canon_ref(struct canon *c, uint32_t r)
 }
 
 /* 1 yes, 0 no (invalid input included: the full phase reports it), -ENOMEM. */
-static int strs_canonical(struct dedup *d)
+int strs_canonical(struct dedup *d)
 {
 	const struct btf *btf = d->btf;
 	struct canon c = { .data = btf->strs.data, .len = (uint32_t)btf->strs.len, .next = 1,
@@ -570,7 +570,7 @@ int dedup_strings(struct dedup *d)
 
 	if (d->opts->keep_strings || d->nr_all == d->start_id)
 		return 0;
-	if ((err = strs_canonical(d)) == 1)
+	if (!d->strs_checked && (err = strs_canonical(d)) == 1)
 		return 0;
 	memset(lbs, 0, sizeof(lbs));
 	err = 0;

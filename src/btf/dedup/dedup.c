@@ -113,21 +113,25 @@ static int own_writable(struct dedup *d)
 
 /*
  * The thread beside phases 2-4: whether the strings are canonical already
- * (when the run left that for it, d->strs_spec), then step 1 of the
- * levelled phase 5.
+ * (when the run left that for it, d->strs_spec), then, if they are, step
+ * 1 of the levelled phase 5.  If not, a new one runs step 1 beside phases
+ * 2-4 after the string phase, which would share the cores with it.
  */
 struct side {
 	struct ref_order *ro;
+	bool check;			/* the strings first */
 	int canon;			/* strs_canonical()'s answer, or 2 (none yet) */
 };
 
 static void *side_run(void *p)
 {
 	struct side *s = p;
-	struct dedup *d = s->ro->d;
 
-	if (d->strs_spec)
-		__atomic_store_n(&s->canon, strs_canonical(d), __ATOMIC_RELEASE);
+	if (s->check) {
+		__atomic_store_n(&s->canon, strs_canonical(s->ro->d), __ATOMIC_RELEASE);
+		if (s->canon != 1)
+			return NULL;
+	}
 	ref_order_run(s->ro);
 	return NULL;
 }
@@ -138,9 +142,12 @@ static int phases_234(struct dedup *d, const int *canon, double *t)
 	uint32_t id;
 	int err = 0;
 
-	for (id = d->start_id; id < d->nr_all && !err; id++)
+	for (id = d->start_id; id < d->nr_all; id++) {
+		if (canon && !(id % CHUNK) && !__atomic_load_n(canon, __ATOMIC_ACQUIRE))
+			return 1;	/* (vmlinux plus all modules: at id 152) */
 		if (prim_kind(K(d, id)) && (err = dedup_prim(d, id)))
 			return fail(d, err, "primitive");
+	}
 	lap(d, BTF_DEDUP_PH_PRIM, t);
 	for (id = d->start_id; id < d->nr_all; id++) {
 		if (canon && !(id % CHUNK) && !__atomic_load_n(canon, __ATOMIC_ACQUIRE))
@@ -197,7 +204,7 @@ static int unspeculate(struct dedup *d, double *t)
 static int dedup_phases(struct dedup *d, double *t)
 {
 	struct ref_order ro = { .d = d };
-	struct side side = { .ro = &ro, .canon = 2 };
+	struct side side = { .ro = &ro, .check = d->strs_spec, .canon = 2 };
 	bool th_ok = false;
 	uint32_t id;
 	pthread_t th;
@@ -222,10 +229,16 @@ static int dedup_phases(struct dedup *d, double *t)
 	if (th_ok)
 		pthread_join(th, NULL);
 	if (d->strs_spec && side.canon != 1) {
-		if (side.canon < 0)
+		th_ok = false;
+		if (side.canon < 0) {
 			err = fail(d, side.canon, "string");
-		else if (!(err = unspeculate(d, t)))
+		} else if (!(err = unspeculate(d, t))) {
+			side.check = false;
+			th_ok = !pthread_create(&th, NULL, side_run, &side);
 			err = phases_234(d, NULL, t);
+			if (th_ok)
+				pthread_join(th, NULL);
+		}
 	}
 	/*
 	 * Nothing reads the hypothetical map until compaction numbers the

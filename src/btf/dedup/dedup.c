@@ -340,11 +340,12 @@ int dedup_run(struct btf *btf, const struct btf_dedup_opts *opts, struct dedup_e
 		d.bidx = pb->bidx;
 	}
 	/*
-	 * Strings first: the hashes computed by prep() use the final string
-	 * offsets (libbpf hashes after its string phase too), and the string
-	 * phase's temporary memory is gone before the big arrays exist.
+	 * Strings first: phases 2-5 hash and compare the final string offsets
+	 * (libbpf hashes after its string phase too), and the string phase's
+	 * temporary memory is gone before the big arrays exist.  A standalone
+	 * run on threads checks whether they are final already beside phases
+	 * 2-4 instead (dedup_phases()).
 	 */
-	/* (a standalone run on threads checks beside phases 2-4: dedup_phases()) */
 	d.strs_spec = !x && d.levelled_refs && !opts->keep_strings && d.nthreads > 1 &&
 		      d.nr_all > d.start_id;
 	if (!d.strs_spec) {

@@ -736,7 +736,6 @@ int dedup_fwds(struct dedup *d);
 /* refs.c */
 int dedup_ref(struct dedup *d, uint32_t root);
 void ref_order_run(struct ref_order *r);
-void *ref_order_thread(void *p);
 int dedup_refs_levelled(struct dedup *d, struct ref_order *r);
 /* compact.c */
 int compact(struct dedup *d);

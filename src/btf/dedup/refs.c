@@ -339,12 +339,6 @@ nomem:
 	r->err = -ENOMEM;
 }
 
-void *ref_order_thread(void *p)
-{
-	ref_order_run(p);
-	return NULL;
-}
-
 struct rlevels {
 	struct dedup *d;
 	const uint32_t *lv;		/* the window's types by level, finish order within */

@@ -218,7 +218,6 @@ static int strs_rewrite(void *ctx, unsigned worker, size_t item)
 	struct dedup *d = c->d;
 	uint32_t start = d->btf->start_str_off, len = (uint32_t)d->btf->strs.len;
 	uint32_t id = d->start_id + (uint32_t)(item * CHUNK), end = MIN(d->nr_all, id + CHUNK);
-
 	uint32_t *words = c->copy ? c->copy : d->btf->types;
 
 	(void)worker;

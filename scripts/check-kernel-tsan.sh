@@ -38,6 +38,14 @@ mkdir -p "$W/batch"
 tsan "batch encode of $(wc -l < "$W/list") modules -j4" "$T" encode -j4 --base "$C/vmlinux.btf" --list "$W/list" -o "$W/batch"
 tsan "dedup -j4 of vmlinux BTF" "$T" dedup -j4 "$C/vmlinux.btf" -o "$W/v.btf"
 tsan "dedup --compat head -j4 of vmlinux BTF" "$T" dedup -j4 --compat head "$C/vmlinux.btf" -o "$W/vh.btf"
+# vmlinux with a module flattened in: strings not canonical, so the
+# speculative phases 2-4 stop and run again after the string phase
+m=$(head -1 "$W/list" | sed "s|$C/pkg/.*/kernel/|$C/btf/kernel/|; s|\.ko$|.ko.btf|")
+if [ -f "$m" ] && build/btfc dedup --no-dedup --flatten --base "$C/vmlinux.btf" "$m" -o "$W/flat.btf"; then
+	tsan "dedup -j4 of vmlinux plus a module, flattened" "$T" dedup -j4 "$W/flat.btf" -o "$W/f.btf"
+else
+	echo "FAIL tsan: no flattened input from $m"; fails=$((fails + 1))
+fi
 if [ "${TSAN_VMLINUX:-0}" = 1 ]; then
 	tsan "encode -j4 vmlinux" "$T" encode -j4 "$C/vmlinux" -o "$W/vmlinux.btf"
 fi

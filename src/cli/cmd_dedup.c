@@ -453,6 +453,9 @@ int cmd_dedup(int argc, char **argv)
 			fprintf(stderr, "dedup phases:");
 			for (i = 0; i < BTF_DEDUP_NR_PH; i++)
 				fprintf(stderr, " %s %.3f", btf_dedup_phase_names[i], st.secs[i]);
+			if (!st.ngroups)	/* (the levels' line has the two levels' figure) */
+				fprintf(stderr, "; phases 2-5 with work for one thread only %.3f s",
+					st.serial_secs);
 			fprintf(stderr, "\n");
 			cli_dedup_levels(&st);
 		}

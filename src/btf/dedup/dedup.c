@@ -121,6 +121,7 @@ struct side {
 	struct ref_order *ro;
 	bool check;			/* the strings first */
 	int canon;			/* strs_canonical()'s answer, or 2 (none yet) */
+	double end;			/* when it was done */
 };
 
 static void *side_run(void *p)
@@ -130,10 +131,21 @@ static void *side_run(void *p)
 	if (s->check) {
 		__atomic_store_n(&s->canon, strs_canonical(s->ro->d), __ATOMIC_RELEASE);
 		if (s->canon != 1)
-			return NULL;
+			goto out;
 	}
 	ref_order_run(s->ro);
+out:
+	s->end = clock_now();
 	return NULL;
+}
+
+/*
+ * After phases 2-4 (started at beg, ended now) and the side thread, if
+ * any: the time only one of them had work, for --stats.
+ */
+static void side_serial(struct dedup *d, const struct side *s, bool th, double beg, double now)
+{
+	d->serial += !th ? now - beg : now > s->end ? now - s->end : s->end - now;
 }
 
 /* Phases 2-4; 1 as soon as *canon says the strings were not canonical (canon: may be NULL). */
@@ -205,6 +217,7 @@ static int dedup_phases(struct dedup *d, double *t)
 {
 	struct ref_order ro = { .d = d };
 	struct side side = { .ro = &ro, .check = d->strs_spec, .canon = 2 };
+	double beg = clock_now(), now;
 	bool th_ok = false;
 	uint32_t id;
 	pthread_t th;
@@ -226,18 +239,23 @@ static int dedup_phases(struct dedup *d, double *t)
 	}
 	if (!err)
 		err = phases_234(d, d->strs_spec ? &side.canon : NULL, t);
+	now = clock_now();
 	if (th_ok)
 		pthread_join(th, NULL);
+	side_serial(d, &side, th_ok, beg, now);
 	if (d->strs_spec && side.canon != 1) {
 		th_ok = false;
 		if (side.canon < 0) {
 			err = fail(d, side.canon, "string");
 		} else if (!(err = unspeculate(d, t))) {
 			side.check = false;
+			beg = clock_now();
 			th_ok = !pthread_create(&th, NULL, side_run, &side);
 			err = phases_234(d, NULL, t);
+			now = clock_now();
 			if (th_ok)
 				pthread_join(th, NULL);
+			side_serial(d, &side, th_ok, beg, now);
 		}
 	}
 	/*
@@ -396,10 +414,8 @@ int dedup_run(struct btf *btf, const struct btf_dedup_opts *opts, struct dedup_e
 		st->nr_in = d.nr_own;
 		st->nr_out = btf_type_count(btf) - d.start_id;
 		st->conflicts += d.conflicts;
-		/* one thread: phases 2-4, and 5 unless by levels (walls, whatever the count) */
-		st->serial_secs += st->secs[BTF_DEDUP_PH_PRIM] + st->secs[BTF_DEDUP_PH_STRUCT] +
-				   st->secs[BTF_DEDUP_PH_FWD] +
-				   (d.levelled_refs ? 0 : st->secs[BTF_DEDUP_PH_REF]);
+		/* one thread: phases 2-4 where the side thread had no work, 5 unless by levels */
+		st->serial_secs += d.serial + (d.levelled_refs ? 0 : st->secs[BTF_DEDUP_PH_REF]);
 		if (d.nthreads < 2)
 			st->serial_secs = clock_now() - t0;
 	}

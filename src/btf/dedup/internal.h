@@ -352,6 +352,7 @@ struct dedup {
 	bool levelled_refs;		/* phase 5 by dedup_refs_levelled() */
 	bool strs_checked;		/* strs_canonical() said no: the string phase need not ask */
 	bool strs_spec;			/* the string phase waits for strs_canonical() (dedup_phases()) */
+	double serial;			/* phases 2-4's time with work for one thread only */
 	struct dtab tab;
 	struct u32vec stack;		/* explicit DFS stacks */
 	struct u32vec stack2;

@@ -357,68 +357,51 @@ struct rlevels {
  */
 static inline uint64_t ref_hash_res(const struct dedup *d, const struct btf_type *t)
 {
+	enum btf_kind k = btf_kind(t);
 	uint64_t h = hc(hc(0, t->name_off), t->info);
 	const struct btf_param *p;
 	const struct btf_array *a;
 	unsigned i, n;
 
-	switch (btf_kind(t)) {
-	case BTF_KIND_ARRAY:
+	if (k == BTF_KIND_ARRAY) {
 		a = btf_array(t);
 		return hc(hc(hc(hc(h, t->size), resolve(d, a->type)), resolve(d, a->index_type)),
 			  a->nelems);
-	case BTF_KIND_FUNC_PROTO:
-		h = hc(h, resolve(d, t->type));
+	}
+	h = hc(h, resolve(d, t->type));	/* FUNC_PROTO's return type, or the one target */
+	if (k == BTF_KIND_FUNC_PROTO)
 		for (i = 0, n = btf_vlen(t), p = btf_params(t); i < n; i++)
 			h = hc(hc(h, p[i].name_off), resolve(d, p[i].type));
-		return h;
-	case BTF_KIND_DECL_TAG:
-		return hc(hc(h, resolve(d, t->type)), *(const uint32_t *)(t + 1));
-	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC: case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_FLOAT:
-	case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
-	default:	/* one target, t->type (ref_phase_kind()) */
-		return hc(h, resolve(d, t->type));
-	}
+	if (k == BTF_KIND_DECL_TAG)
+		h = hc(h, *(const uint32_t *)(t + 1));
+	return h;
 }
 
 static inline bool ref_equal_res(const struct dedup *d, const struct btf_type *t,
 				 const struct btf_type *c)
 {
+	enum btf_kind k = btf_kind(t);
 	const struct btf_param *p, *q;
 	const struct btf_array *a, *b;
 	unsigned i, n;
 
 	if (t->name_off != c->name_off || t->info != c->info)
 		return false;
-	switch (btf_kind(t)) {
-	case BTF_KIND_ARRAY:
+	if (k == BTF_KIND_ARRAY) {
 		a = btf_array(t);
 		b = btf_array(c);
 		return t->size == c->size && a->nelems == b->nelems &&
 		       resolve(d, a->type) == resolve(d, b->type) &&
 		       resolve(d, a->index_type) == resolve(d, b->index_type);
-	case BTF_KIND_FUNC_PROTO:
-		if (resolve(d, t->type) != resolve(d, c->type))
-			return false;
+	}
+	if (resolve(d, t->type) != resolve(d, c->type))
+		return false;
+	if (k == BTF_KIND_FUNC_PROTO)
 		for (i = 0, n = btf_vlen(t), p = btf_params(t), q = btf_params(c); i < n; i++)
 			if (p[i].name_off != q[i].name_off ||
 			    resolve(d, p[i].type) != resolve(d, q[i].type))
 				return false;
-		return true;
-	case BTF_KIND_DECL_TAG:
-		return *(const uint32_t *)(t + 1) == *(const uint32_t *)(c + 1) &&
-		       resolve(d, t->type) == resolve(d, c->type);
-	case BTF_KIND_UNKN: case BTF_KIND_INT: case BTF_KIND_PTR: case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC: case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_FLOAT:
-	case BTF_KIND_TYPE_TAG: case BTF_KIND_ENUM64:
-	default:
-		return resolve(d, t->type) == resolve(d, c->type);
-	}
+	return k != BTF_KIND_DECL_TAG || *(const uint32_t *)(t + 1) == *(const uint32_t *)(c + 1);
 }
 
 static int rlevel_hash(void *ctx, unsigned worker, size_t item)

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "base/mem.h"
 #include "btf/btf.h"
@@ -983,6 +984,98 @@ static struct btf *pb_split(const struct btf *base, unsigned v)
 	btf_add_struct(s, "C", 4);			/* resolves the FWDs by name */
 	btf_add_member(s, "z", (uint32_t)i, 0, 0);
 	return s;
+}
+
+/*
+ * Dedup reads its input's records and never writes them (the string
+ * phase rewrites a borrowed section into a copy; btfc dedup maps files
+ * read-only): a BTF borrowed from read-only pages, standalone (strings
+ * canonical or not) or split, gives the bytes of the same BTF on the
+ * heap, on one thread and two.  A write to the pages would fault.
+ */
+static struct btf *canon_structs(void)
+{
+	return two_structs("\0s\0a", 5, 1);
+}
+
+static struct btf *noncanon_structs(void)
+{
+	return two_structs("\0s\0a\0s\0a", 9, 5);
+}
+
+static struct btf *ties_64(void)
+{
+	return many_ties(64);
+}
+
+/* make()'s BTF (split on base when not NULL) dedup'ed from read-only pages; 0 if as want. */
+static int dedup_read_only(struct btf *made, const struct btf *base, const struct btf_dedup_opts *o,
+			   const void *want, size_t wlen)
+{
+	struct diag d = { 0 };
+	struct btf *p = NULL;
+	void *blob = NULL, *got = NULL;
+	size_t len, glen, pages;
+	uint8_t *ro = MAP_FAILED;
+	int bad = 1;
+
+	if (!made || btf_write(made, &blob, &len, &d))
+		goto out;
+	pages = (len + 4095) & ~(size_t)4095;
+	ro = mmap(NULL, pages, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ro == MAP_FAILED)
+		goto out;
+	memcpy(ro, blob, len);
+	if (mprotect(ro, pages, PROT_READ) ||
+	    btf_parse_flags(ro, len, base, BTF_PARSE_BORROW | BTF_PARSE_NO_STR_INDEX, &p, &d) ||
+	    dedup_bytes(p, o, &got, &glen))
+		goto out;
+	bad = glen != wlen || memcmp(got, want, wlen) || memcmp(ro, blob, len);
+out:
+	btf_free(p);
+	btf_free(made);
+	if (ro != MAP_FAILED)
+		munmap(ro, pages);
+	mem_free(blob);
+	mem_free(got);
+	return bad;
+}
+
+TEST(dedup_never_writes_its_input)
+{
+	static struct btf *(*const make[])(void) = {
+		refs_case, refs_case_proto, canon_structs, noncanon_structs, ties_64,
+	};
+	struct btf *base = pb_base();
+	size_t i, wlen;
+	unsigned j, v;
+
+	REQUIRE(base);
+	for (j = 1; j <= 2; j++) {
+		struct btf_dedup_opts o = { .nr_threads = j };
+
+		for (i = 0; i < ARRAY_SIZE(make); i++) {
+			struct btf *b = make[i]();
+			void *want = NULL;
+
+			REQUIRE(b);
+			REQUIRE(dedup_bytes(b, &o, &want, &wlen) == 0);
+			CHECK_EQ_U(dedup_read_only(make[i](), NULL, &o, want, wlen), 0);
+			mem_free(want);
+			btf_free(b);
+		}
+		for (v = 0; v < 4; v++) {	/* split: libbpf's serial phase 5, on a copy */
+			struct btf *s = pb_split(base, v);
+			void *want = NULL;
+
+			REQUIRE(s);
+			REQUIRE(dedup_bytes(s, &o, &want, &wlen) == 0);
+			CHECK_EQ_U(dedup_read_only(pb_split(base, v), base, &o, want, wlen), 0);
+			mem_free(want);
+			btf_free(s);
+		}
+	}
+	btf_free(base);
 }
 
 TEST(dedup_prepared_base_same_as_plain)

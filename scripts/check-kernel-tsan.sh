@@ -2,7 +2,8 @@
 # ThreadSanitizer over the parallel paths on real inputs (make check-kernel
 # runs scripts/check-kernel-*.sh): the encoder's per-unit workers on a big
 # module, batch mode (modules in parallel on one base), and parallel dedup
-# of vmlinux's BTF.  Builds build/san-thread/btfc (make SAN=thread).
+# of vmlinux's BTF (and unit tests of the speculative phases 2-4).  Builds
+# build/san-thread/btfc and unit-tests (make SAN=thread).
 # Any TSan report fails the check.
 set -u
 cd "$(dirname "$0")/.."
@@ -38,14 +39,19 @@ mkdir -p "$W/batch"
 tsan "batch encode of $(wc -l < "$W/list") modules -j4" "$T" encode -j4 --base "$C/vmlinux.btf" --list "$W/list" -o "$W/batch"
 tsan "dedup -j4 of vmlinux BTF" "$T" dedup -j4 "$C/vmlinux.btf" -o "$W/v.btf"
 tsan "dedup --compat head -j4 of vmlinux BTF" "$T" dedup -j4 --compat head "$C/vmlinux.btf" -o "$W/vh.btf"
-# vmlinux with a module flattened in: strings not canonical, so the
-# speculative phases 2-4 stop and run again after the string phase
-m=$(head -1 "$W/list" | sed "s|$C/pkg/.*/kernel/|$C/btf/kernel/|; s|\.ko$|.ko.btf|")
-if [ -f "$m" ] && build/btfc dedup --no-dedup --flatten --base "$C/vmlinux.btf" "$m" -o "$W/flat.btf"; then
-	tsan "dedup -j4 of vmlinux plus a module, flattened" "$T" dedup -j4 "$W/flat.btf" -o "$W/f.btf"
+# vmlinux's BTF twice, appended: canonical strings, checked beside phases 2-4
+if build/btfc dedup --no-dedup "$C/vmlinux.btf" "$C/vmlinux.btf" -o "$W/x2.btf"; then
+	tsan "dedup -j4 of vmlinux BTF x2 (strings checked beside phases 2-4)" "$T" dedup -j4 "$W/x2.btf" -o "$W/x2d.btf"
 else
-	echo "FAIL tsan: no flattened input from $m"; fails=$((fails + 1))
+	echo "FAIL tsan: no vmlinux BTF x2"; fails=$((fails + 1))
 fi
+# A standalone run whose first chunk of types looks canonical and whose
+# strings are not: phases 2-4 speculate beside the check, then run again
+# after the string phase (the real inputs show it in their first chunk)
+make -s SAN=thread -j"$(nproc)" build/san-thread/unit-tests || { echo "FAIL tsan: build"; exit 1; }
+for t in dedup_strings_checked_beside_phases dedup_never_writes_its_input; do
+	tsan "unit test $t" build/san-thread/unit-tests "$t"
+done
 if [ "${TSAN_VMLINUX:-0}" = 1 ]; then
 	tsan "encode -j4 vmlinux" "$T" encode -j4 "$C/vmlinux" -o "$W/vmlinux.btf"
 fi

@@ -653,18 +653,24 @@ TEST(dedup_d24_strings_canonical_or_not)
  * which run on the offsets as they are (dedup_phases()): when the check
  * says no, they run again after the string phase.  Two structs equal
  * once their names are ("s"/"a" twice in the section) merge only then;
- * with the names once, the section is canonical and kept.
+ * with the names once, the section is canonical and kept.  nfill
+ * nameless INTs first: a first chunk of types that shows nothing (with
+ * none, the run sees at once that the strings are not canonical, and
+ * does not speculate).
  */
-static struct btf *two_structs(const char *strs, size_t len, uint32_t second)
+static struct btf *two_structs(const char *strs, size_t len, uint32_t second, uint32_t nfill)
 {
 	struct btf *b = btf_new(NULL);
-	uint32_t st[6] = { 1, BTF_INFO_ENC(BTF_KIND_STRUCT, 0, 1), 4, 3, 3, 0 };
+	uint32_t st[6] = { 1, BTF_INFO_ENC(BTF_KIND_STRUCT, 0, 1), 4, 3, nfill + 3, 0 };
 	uint32_t in[4] = { 0, BTF_INFO_ENC(BTF_KIND_INT, 0, 0), 4, 32 };
+	uint32_t i;
 
 	if (!b || mem_grow((void **)&b->strs.data, &b->strs.cap, 1, len))
 		return b;
 	memcpy(b->strs.data, strs, len);
 	b->strs.len = len;
+	for (i = 0; i < nfill; i++)	/* equal to the members' INT */
+		btf_add_raw(b, (struct btf_type *)in, sizeof(in));
 	btf_add_raw(b, (struct btf_type *)st, sizeof(st));
 	st[0] = second;
 	st[3] = second + 2;
@@ -679,9 +685,12 @@ TEST(dedup_strings_checked_beside_phases)
 		const char *strs;
 		size_t len;
 		uint32_t second;	/* name of the second struct; its member's: + 2 */
+		uint32_t nfill;
 	} cases[] = {
-		{ "\0s\0a", 5, 1 },		/* canonical */
-		{ "\0s\0a\0s\0a", 9, 5 },	/* not: each string twice */
+		{ "\0s\0a", 5, 1, 0 },		/* canonical */
+		{ "\0s\0a\0s\0a", 9, 5, 0 },	/* not: each string twice */
+		{ "\0s\0a", 5, 1, 8192 },
+		{ "\0s\0a\0s\0a", 9, 5, 8192 },	/* speculation, then the redo */
 	};
 	size_t i, wlen = 0, glen;
 	unsigned j;
@@ -691,12 +700,13 @@ TEST(dedup_strings_checked_beside_phases)
 
 		for (j = 1; j <= 3; j++) {
 			struct btf_dedup_opts o = { .nr_threads = j };
-			struct btf *b = two_structs(cases[i].strs, cases[i].len, cases[i].second);
+			struct btf *b = two_structs(cases[i].strs, cases[i].len, cases[i].second,
+						    cases[i].nfill);
 
 			REQUIRE(b);
 			got = NULL;
 			REQUIRE(dedup_bytes(b, &o, &got, &glen) == 0);
-			CHECK_EQ_U(own(b), 2);	/* the structs merged */
+			CHECK_EQ_U(own(b), 2);	/* the structs merged, the INTs too */
 			CHECK_EQ_U(btf_strs_len(b), 5);
 			if (j == 1) {
 				want = got;
@@ -995,12 +1005,12 @@ static struct btf *pb_split(const struct btf *base, unsigned v)
  */
 static struct btf *canon_structs(void)
 {
-	return two_structs("\0s\0a", 5, 1);
+	return two_structs("\0s\0a", 5, 1, 8192);
 }
 
 static struct btf *noncanon_structs(void)
 {
-	return two_structs("\0s\0a\0s\0a", 9, 5);
+	return two_structs("\0s\0a\0s\0a", 9, 5, 8192);
 }
 
 static struct btf *ties_64(void)

@@ -129,7 +129,8 @@ static void *side_run(void *p)
 	struct side *s = p;
 
 	if (s->check) {
-		__atomic_store_n(&s->canon, strs_canonical(s->ro->d), __ATOMIC_RELEASE);
+		__atomic_store_n(&s->canon, strs_canonical(s->ro->d, s->ro->d->nr_all),
+				 __ATOMIC_RELEASE);
 		if (s->canon != 1)
 			goto out;
 	}
@@ -156,7 +157,7 @@ static int phases_234(struct dedup *d, const int *canon, double *t)
 
 	for (id = d->start_id; id < d->nr_all; id++) {
 		if (canon && !(id % CHUNK) && !__atomic_load_n(canon, __ATOMIC_ACQUIRE))
-			return 1;	/* (vmlinux plus all modules: at id 152) */
+			return 1;	/* (the side thread found them not canonical) */
 		if (prim_kind(K(d, id)) && (err = dedup_prim(d, id)))
 			return fail(d, err, "primitive");
 	}
@@ -362,10 +363,17 @@ int dedup_run(struct btf *btf, const struct btf_dedup_opts *opts, struct dedup_e
 	 * (libbpf hashes after its string phase too), and the string phase's
 	 * temporary memory is gone before the big arrays exist.  A standalone
 	 * run on threads checks whether they are final already beside phases
-	 * 2-4 instead (dedup_phases()).
+	 * 2-4 instead (dedup_phases()), unless its first chunk of types shows
+	 * they are not (vmlinux plus all modules: at type 152; running phases
+	 * 2-4 twice cost it 2 ms).
 	 */
-	d.strs_spec = !x && d.levelled_refs && !opts->keep_strings && d.nthreads > 1 &&
-		      d.nr_all > d.start_id;
+	if (!x && d.levelled_refs && !opts->keep_strings && d.nthreads > 1 &&
+	    d.nr_all > d.start_id) {
+		int canon = strs_canonical(&d, MIN(d.nr_all, d.start_id + CHUNK));
+
+		d.strs_spec = canon == 1;
+		d.strs_checked = !canon;	/* (-ENOMEM: the string phase meets it again) */
+	}
 	if (!d.strs_spec) {
 		if ((err = dedup_strings(&d))) {
 			err = fail(&d, err, "string");

@@ -728,7 +728,7 @@ struct btf_dedup_base *pb_new_for(const struct btf *base, const struct btf *own,
 				  int *errp, struct diag *d);
 /* strings.c */
 int dedup_strings(struct dedup *d);
-int strs_canonical(struct dedup *d);
+int strs_canonical(struct dedup *d, uint32_t end);
 /* prim.c */
 int dedup_prim(struct dedup *d, uint32_t id);
 /* struct.c */

@@ -346,8 +346,12 @@ static int canon_ref(struct canon *c, uint32_t r)
 	return 1;
 }
 
-/* 1 yes, 0 no (invalid input included: the full phase reports it), -ENOMEM. */
-int strs_canonical(struct dedup *d)
+/*
+ * 1 yes, 0 no (invalid input included: the full phase reports it),
+ * -ENOMEM; for end below the type count, of the references of the ids
+ * before end only (1: none shows yet that the section is not canonical).
+ */
+int strs_canonical(struct dedup *d, uint32_t end)
 {
 	const struct btf *btf = d->btf;
 	struct canon c = { .data = btf->strs.data, .len = (uint32_t)btf->strs.len, .next = 1,
@@ -364,7 +368,7 @@ int strs_canonical(struct dedup *d)
 	c.hash = mem_alloc(c.nslots * sizeof(*c.hash));
 	if (!c.seen || !c.slot || !c.hash)
 		goto out;
-	for (id = d->start_id, ret = 1; id < d->nr_all && ret == 1; id++) {
+	for (id = d->start_id, ret = 1; id < end && ret == 1; id++) {
 		const uint32_t *w = (const uint32_t *)own_rec(d->btf->types, d->btf, id);
 		unsigned first, stride, count, i;
 
@@ -377,7 +381,7 @@ int strs_canonical(struct dedup *d)
 				ret = canon_ref(&c, r);
 		}
 	}
-	if (ret == 1)
+	if (ret == 1 && end >= d->nr_all)
 		ret = c.next == c.len;
 out:
 	mem_free(c.seen);
@@ -569,7 +573,7 @@ int dedup_strings(struct dedup *d)
 
 	if (d->opts->keep_strings || d->nr_all == d->start_id)
 		return 0;
-	if (!d->strs_checked && (err = strs_canonical(d)) == 1)
+	if (!d->strs_checked && (err = strs_canonical(d, d->nr_all)) == 1)
 		return 0;
 	memset(lbs, 0, sizeof(lbs));
 	err = 0;

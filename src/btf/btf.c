@@ -117,13 +117,13 @@ int btf_own(struct btf *btf)
 	memcpy(t, btf->types, btf->types_len * 4);
 	btf->types = t;
 	btf->types_cap = MAX(btf->types_len, (size_t)1);
-	btf->types_borrowed = btf->types_inplace = false;
+	btf->types_borrowed = false;
 	return 0;
 }
 
 int btf_writable(struct btf *btf)
 {
-	return btf->types_borrowed && !btf->types_inplace ? btf_own(btf) : 0;
+	return btf->types_borrowed ? btf_own(btf) : 0;
 }
 
 int btf_strs_init_raw(struct strset *s, const char *data, size_t len)

@@ -356,9 +356,8 @@ void btf_free(struct btf *btf);
 int btf_own(struct btf *btf);
 /*
  * Make the types writable where they are: btf_own() unless they are owned
- * or borrowed from a writable blob (BTF_PARSE_WRITABLE).  For changes that
- * keep every record's place and size (btf_type_mut() calls it); growth
- * needs btf_own().  0 or -ENOMEM.
+ * already.  For changes that keep every record's place and size
+ * (btf_type_mut() calls it); growth needs btf_own().  0 or -ENOMEM.
  */
 int btf_writable(struct btf *btf);
 /* Have btf_free() call release(ctx), e.g. to unmap the blob a BTF borrows. */
@@ -569,12 +568,6 @@ uint32_t *btf_field_iter_next(struct btf_field_iter *it);
  * or misaligned type section is copied as usual.
  */
 #define BTF_PARSE_BORROW	(1u << 2)
-/*
- * With BTF_PARSE_BORROW: the blob may also be written, until btf_free()
- * (a private writable mapping, say), so in-place changes need no copy of
- * the types: one copy of the input in memory instead of two.
- */
-#define BTF_PARSE_WRITABLE	(1u << 3)
 int btf_parse(const void *data, size_t len, const struct btf *base, struct btf **out,
 	      struct diag *d);
 int btf_parse_flags(const void *data, size_t len, const struct btf *base, unsigned flags,

@@ -24,7 +24,6 @@ struct btf {
 	int last_type_kind;		/* kind of the last added type, for btf_add_member etc. */
 	struct diag err;		/* first builder error */
 	bool types_borrowed;		/* types point into the parsed blob (BTF_PARSE_BORROW) */
-	bool types_inplace;		/* ... and may be written there (BTF_PARSE_WRITABLE) */
 	bool index_borrowed;		/* index belongs to the caller (btf_parse_known) */
 	void (*release)(void *);	/* btf_free() calls release(release_ctx) last */
 	void *release_ctx;

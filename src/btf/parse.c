@@ -328,7 +328,6 @@ int btf_parse_flags(const void *data, size_t len, const struct btf *base, unsign
 	if ((flags & BTF_PARSE_BORROW) && !sw && !((uintptr_t)src % 4)) {
 		btf->types = (uint32_t *)src;
 		btf->types_borrowed = true;
-		btf->types_inplace = flags & BTF_PARSE_WRITABLE;
 	} else {
 		btf->types_cap = nwords ? nwords : 1;
 		btf->types = mem_alloc(btf->types_cap * 4);

@@ -30,7 +30,6 @@ struct cli_blob {
 	size_t map_len;
 	struct belf *elf;
 	void *heap;
-	bool writable;		/* the bytes may be changed (heap) */
 	uint64_t off;		/* of the BTF bytes in the file */
 };
 
@@ -108,7 +107,6 @@ int cli_blob_open(const char *path, struct cli_blob **out, const void **data, si
 		if ((err = read_fd(STDIN_FILENO, "-", 0, &p, len, d)))
 			goto fail;
 		b->heap = p;
-		b->writable = true;
 		*data = p;
 		if (*len >= 4 && !memcmp(p, "\177ELF", 4)) {
 			err = diag_err(d, EINVAL, "-: an ELF file on stdin; give its path instead");
@@ -162,7 +160,6 @@ int cli_blob_open(const char *path, struct cli_blob **out, const void **data, si
 			goto fail;
 		}
 		b->heap = p;
-		b->writable = true;
 		*data = p;
 	}
 	close(fd);
@@ -223,8 +220,6 @@ int cli_btf_parse_file(const char *path, const struct btf *base, unsigned flags,
 	*out = NULL;
 	if ((err = cli_blob_open(path, &b, &p, &len, d)))
 		return err;
-	if (!b->writable)	/* an ELF's section, say */
-		flags &= ~BTF_PARSE_WRITABLE;
 	if ((err = btf_parse_flags(p, len, base, flags | BTF_PARSE_BORROW, out, d))) {
 		prefix_path(d, path);
 		cli_blob_release(b);

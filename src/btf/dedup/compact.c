@@ -134,7 +134,7 @@ int compact(struct dedup *d)
 		goto out;
 	if (!btf->types_borrowed)
 		mem_free(btf->types);
-	btf->types_borrowed = btf->types_inplace = false;
+	btf->types_borrowed = false;
 	if (!btf->index_borrowed)
 		mem_free(btf->index);
 	btf->index_borrowed = false;

@@ -1044,7 +1044,7 @@ static void install(struct btf *btf, struct btf *f)
 {
 	if (!btf->types_borrowed)
 		mem_free(btf->types);
-	btf->types_borrowed = btf->types_inplace = false;
+	btf->types_borrowed = false;
 	if (!btf->index_borrowed)
 		mem_free(btf->index);
 	btf->index_borrowed = false;

@@ -238,11 +238,12 @@ static int strs_rewrite_all(struct strs *c)
 	struct btf *btf = c->d->btf;
 	int err;
 
-	if (btf->types_borrowed && !btf->types_inplace &&
+	if (btf->types_borrowed &&
 	    !(c->copy = mem_alloc(MAX(btf->types_len, (size_t)1) * 4)))
 		return -ENOMEM;
 	if ((err = pool_for(c->d->nthreads, c->nchunks, strs_rewrite, c))) {
 		mem_free(c->copy);
+		c->copy = NULL;
 		return err;
 	}
 	if (c->copy) {
